@@ -16,6 +16,34 @@ pub(crate) enum Target {
     FreeRunning(u8),
 }
 
+/// `Target` kept in `hw.config` of an event: bit 63 marks the fixed counter, bit 62 an IMC
+/// counter (index in the low bits); otherwise the value is the `PERFEVTSEL` encoding, which has
+/// no bit above 28.
+const RAW_FIXED: u64 = 1 << 63;
+const RAW_FREE_RUNNING: u64 = 1 << 62;
+
+impl Target {
+    /// Encodes the target in a `u64`.
+    pub(crate) const fn to_raw(self) -> u64 {
+        match self {
+            Self::Generic(sel) => sel.into_raw(),
+            Self::Fixed => RAW_FIXED,
+            Self::FreeRunning(i) => RAW_FREE_RUNNING | i as u64,
+        }
+    }
+
+    /// Decodes what [`Target::to_raw`] encoded.
+    pub(crate) const fn from_raw(raw: u64) -> Self {
+        if raw & RAW_FIXED != 0 {
+            Self::Fixed
+        } else if raw & RAW_FREE_RUNNING != 0 {
+            Self::FreeRunning(raw as u8)
+        } else {
+            Self::Generic(PerfEvtSel::from_raw(raw))
+        }
+    }
+}
+
 /// Why a config was refused. Every variant is `-EINVAL` to the user.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ConfigError {
@@ -130,6 +158,18 @@ mod tests {
     fn config1_and_config2_are_refused() {
         assert_eq!(decode(&CBOX, 0, 0x34, 1, 0), Err(ConfigError::Config1(1)));
         assert_eq!(decode(&CBOX, 0, 0x34, 0, 2), Err(ConfigError::Config2(2)));
+    }
+
+    #[test]
+    fn target_round_trips() {
+        for t in [
+            Target::Fixed,
+            Target::FreeRunning(4),
+            Target::Generic(PerfEvtSel::from_raw(0x1f84_ffff)),
+            Target::Generic(PerfEvtSel::zeroed()),
+        ] {
+            assert_eq!(Target::from_raw(t.to_raw()), t);
+        }
     }
 
     proptest! {

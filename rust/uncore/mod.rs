@@ -12,5 +12,6 @@ pub(crate) mod counter;
 pub(crate) mod event;
 pub(crate) mod regs;
 pub(crate) mod sched;
+#[cfg(any(test, skl_sim))]
 pub(crate) mod sim;
 pub(crate) mod units;

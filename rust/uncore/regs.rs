@@ -5,6 +5,10 @@
 //! Names follow the manual. Addresses of the per-box registers are derived from the unit tables
 //! in [`super::units`].
 
+// The whole register map is here, as the manual has it, including what only the simulator or
+// the IMC discovery reads.
+#![allow(dead_code)]
+
 /// `MSR_UNC_PERF_GLOBAL_CTRL` address (Table 1-1: moved from 0x391 on 5th generation).
 pub(crate) const MSR_UNC_PERF_GLOBAL_CTRL: u32 = 0xE01;
 /// `MSR_UNC_PERF_GLOBAL_STATUS` address.

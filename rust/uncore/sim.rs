@@ -46,13 +46,6 @@ pub(crate) struct Stats {
     pub(crate) faults: u64,
 }
 
-impl Stats {
-    /// Hardware accesses of any kind.
-    pub(crate) const fn total(&self) -> u64 {
-        self.rdmsr + self.wrmsr + self.mmio_reads
-    }
-}
-
 /// A counter and the fractional counts carried between time steps, so that counting at a rate
 /// is exact over any split of time.
 #[derive(Clone, Copy, Debug, Default)]
@@ -169,11 +162,6 @@ impl SimUncore {
             stats: Stats::default(),
             last_fault: None,
         }
-    }
-
-    /// Number of CBos modelled.
-    pub(crate) const fn nr_cbox(&self) -> u32 {
-        self.nr_cbox
     }
 
     fn decode(&self, msr: u32) -> Option<Reg> {
@@ -397,6 +385,8 @@ impl SimUncore {
         }
     }
 
+    // Not reachable from debugfs yet: the wrap presets come with the units issue.
+    #[cfg_attr(not(test), allow(dead_code))]
     /// Sets a counter's value directly, bypassing the access counts: presets near the wrap
     /// point for tests. `idx` is the generic counter (CBo, ARB) or IMC event code (1..5).
     pub(crate) fn preset(&mut self, unit: UnitKind, box_idx: u32, idx: u32, value: u64, now_ns: u64) -> Result<(), InjectError> {
@@ -475,10 +465,80 @@ pub(crate) enum InjectError {
     BadEvent,
 }
 
+/// A parsed `inject` command: `UNIT BOX EVENT UMASK COUNT`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct InjectCmd {
+    /// cbox, arb, clock or imc.
+    pub(crate) unit: UnitKind,
+    /// Box number within the unit.
+    pub(crate) box_idx: u32,
+    /// Event select code (IMC: 1..5).
+    pub(crate) event: u8,
+    /// Umask bits that must all be set in the counter's `UMASK`.
+    pub(crate) umask: u8,
+    /// Events to add.
+    pub(crate) count: u64,
+}
+
+/// Why an `inject` line was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ParseError {
+    /// Not five fields.
+    FieldCount,
+    /// Unit is not cbox, arb, clock or imc.
+    Unit,
+    /// A field is not a number (decimal or 0x hex) or does not fit.
+    Number,
+}
+
+fn parse_num(s: &str) -> Result<u64, ParseError> {
+    let r = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => s.parse(),
+    };
+    r.map_err(|_| ParseError::Number)
+}
+
+/// Parses one `inject` line.
+pub(crate) fn parse_inject(line: &str) -> Result<InjectCmd, ParseError> {
+    let mut f = line.split_ascii_whitespace();
+    let mut next = || f.next().ok_or(ParseError::FieldCount);
+    let unit = match next()? {
+        "cbox" => UnitKind::Cbox,
+        "arb" => UnitKind::Arb,
+        "clock" => UnitKind::Clock,
+        "imc" => UnitKind::Imc,
+        _ => return Err(ParseError::Unit),
+    };
+    let box_idx = u32::try_from(parse_num(next()?)?).map_err(|_| ParseError::Number)?;
+    let event = u8::try_from(parse_num(next()?)?).map_err(|_| ParseError::Number)?;
+    let umask = u8::try_from(parse_num(next()?)?).map_err(|_| ParseError::Number)?;
+    let count = parse_num(next()?)?;
+    if f.next().is_some() {
+        return Err(ParseError::FieldCount);
+    }
+    Ok(InjectCmd { unit, box_idx, event, umask, count })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn inject_lines() {
+        assert_eq!(
+            parse_inject("cbox 0 0x34 0x8f 12345\n"),
+            Ok(InjectCmd { unit: UnitKind::Cbox, box_idx: 0, event: 0x34, umask: 0x8f, count: 12345 })
+        );
+        assert_eq!(parse_inject("imc 0 1 0 7").map(|c| c.event), Ok(1));
+        assert_eq!(parse_inject("cbox 0 0x34 0x8f"), Err(ParseError::FieldCount));
+        assert_eq!(parse_inject("cbox 0 0x34 0x8f 1 2"), Err(ParseError::FieldCount));
+        assert_eq!(parse_inject("pcu 0 1 0 7"), Err(ParseError::Unit));
+        assert_eq!(parse_inject("arb 0 0x100 0 7"), Err(ParseError::Number));
+        assert_eq!(parse_inject("arb 0 x 0 7"), Err(ParseError::Number));
+        assert_eq!(parse_inject(""), Err(ParseError::FieldCount));
+    }
 
     const S: u64 = NS_PER_S;
 

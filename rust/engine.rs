@@ -1,0 +1,672 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The generic PMU engine: one implementation drives every unit from its table.
+//!
+//! One perf PMU per box (`uncore_cbox_N`, `uncore_arb`, `uncore_clock`, `uncore_imc`). Each PMU
+//! keeps per-package box state, owned by the package's collector CPU: perf calls the PMU
+//! callbacks there with interrupts off, and the box's poll timer is pinned there, so the state
+//! needs no lock ([`OwnedCell`]). Reads may also come from other CPUs of the package
+//! (`PERF_EV_CAP_READ_ACTIVE_PKG`, no IPI); they only touch the event's atomics and the counter.
+
+use kernel::{
+    new_mutex,
+    prelude::*,
+    str::CString,
+    sync::{
+        atomic::{ordering, Atomic},
+        Arc, ArcBorrow, Mutex,
+    },
+    time::{
+        hrtimer::{
+            ArcHrTimerHandle, HrTimer, HrTimerCallback, HrTimerCallbackContext, HrTimerPointer,
+            HrTimerRestart, RelativePinnedHardMode,
+        },
+        Delta, Monotonic,
+    },
+};
+
+use crate::kabi::{
+    cell::OwnedCell,
+    cpuhp::HotplugOps,
+    perf::{
+        Event, EventList, PmuOps, PmuRegistration, EF_RELOAD, EF_START, EF_UPDATE, HES_STOPPED,
+        HES_UPTODATE,
+    },
+    platform,
+    sysfs::{CpumaskSource, PmuAttrs, StrAttr},
+};
+use crate::uncore::{
+    counter,
+    event::{decode, Target},
+    regs::{
+        FixedCtrl, GlobalCtrl, PerfEvtSel, FIXED_CTR_WIDTH, IMC_COUNTERS, IMC_CTR_WIDTH,
+        MSR_UNC_PERF_FIXED_CTR, MSR_UNC_PERF_FIXED_CTRL, MSR_UNC_PERF_GLOBAL_CTRL, PERFCTR_WIDTH,
+    },
+    sched::{self, Request},
+    units::{Unit, UnitKind},
+};
+
+/// Access to the uncore registers: the real ones, or the simulator's.
+pub(crate) trait Hw: Send + Sync {
+    /// RDMSR on the calling CPU.
+    fn rdmsr(&self, msr: u32) -> Result<u64>;
+    /// WRMSR on the calling CPU.
+    fn wrmsr(&self, msr: u32, val: u64) -> Result;
+    /// WRMSR on `cpu`, from process context.
+    fn wrmsr_on_cpu(&self, cpu: u32, msr: u32, val: u64) -> Result;
+    /// 32-bit read of the IMC counter at MCHBAR + `offset`.
+    fn imc_read(&self, offset: u32) -> Result<u32>;
+}
+
+/// `hw.idx` of an event without a counter.
+const IDX_NONE: i32 = -1;
+/// `hw.idx` of the fixed counter (Linux's `UNCORE_PMC_IDX_FIXED`).
+const IDX_FIXED: i32 = 8;
+/// `hw.idx` of an IMC free-running counter.
+const IDX_FREE_RUNNING: i32 = 9;
+
+/// Most events one box holds at once (generic counters are far fewer; shared fixed and
+/// free-running counters take any number up to this). More are multiplexed by perf.
+const MAX_BOX_EVENTS: usize = 16;
+
+/// Per-package state shared by all PMUs.
+struct Package {
+    /// The CPU that collects this package's uncore events, -1 if none is online.
+    collector: Atomic<i32>,
+    /// `MSR_UNC_PERF_GLOBAL_CTRL.EN` has been set by us.
+    global_en: Atomic<i32>,
+    /// Events using the shared fixed counter (uncore_clock and uncore_cbox_0 clockticks).
+    fixed_users: Atomic<i32>,
+}
+
+/// The whole driver state: the hardware, the packages and the registered PMUs.
+#[pin_data]
+pub(crate) struct Engine {
+    hw: Arc<dyn Hw>,
+    packages: KVec<Package>,
+    #[pin]
+    pmus: Mutex<KVec<Pin<KBox<PmuRegistration<UncorePmu>>>>>,
+}
+
+/// Logs why an event was refused (at most a few lines a second: fuzzers open millions) and
+/// returns `err`.
+fn refuse(pmu: PmuName, err: Error, why: impl kernel::fmt::Display) -> Error {
+    if log_allowed() {
+        pr_info!("{}: {}\n", pmu, why);
+    }
+    err
+}
+
+static LOG_BUDGET: Atomic<i64> = Atomic::new(0);
+
+/// A crude rate limit for event_init messages: 10 per second.
+fn log_allowed() -> bool {
+    let second = (platform::now_ns() / 1_000_000_000) as i64;
+    let slot = LOG_BUDGET.load(ordering::Relaxed);
+    if slot / 16 != second {
+        LOG_BUDGET.store(second * 16 + 1, ordering::Relaxed);
+        return true;
+    }
+    if slot % 16 < 10 {
+        LOG_BUDGET.store(slot + 1, ordering::Relaxed);
+        return true;
+    }
+    false
+}
+
+impl Engine {
+    /// Driver state over `hw`, with no PMU yet.
+    pub(crate) fn new(hw: Arc<dyn Hw>) -> Result<Arc<Self>> {
+        let n = platform::max_packages() as usize;
+        let mut packages = KVec::with_capacity(n, GFP_KERNEL)?;
+        for _ in 0..n {
+            packages.push(
+                Package {
+                    collector: Atomic::new(-1),
+                    global_en: Atomic::new(0),
+                    fixed_users: Atomic::new(0),
+                },
+                GFP_KERNEL,
+            )?;
+        }
+        Arc::pin_init(
+            try_pin_init!(Self { hw, packages, pmus <- new_mutex!(KVec::new()) }),
+            GFP_KERNEL,
+        )
+    }
+
+    fn package(&self, cpu: u32) -> &Package {
+        let pkg = platform::cpu_package(cpu) as usize;
+        &self.packages[pkg.min(self.packages.len() - 1)]
+    }
+
+    /// Registers one PMU per box of `unit` (`nr_boxes` of them).
+    pub(crate) fn register_unit(
+        self: &Arc<Self>,
+        unit: &'static Unit,
+        nr_boxes: u32,
+        module: &'static ThisModule,
+    ) -> Result {
+        for box_idx in 0..nr_boxes {
+            let name = if matches!(unit.kind, UnitKind::Cbox) {
+                CString::try_from_fmt(fmt!("uncore_{}_{}", unit.name, box_idx))?
+            } else {
+                CString::try_from_fmt(fmt!("uncore_{}", unit.name))?
+            };
+            let pmu = UncorePmu::new(self, unit, box_idx)?;
+            let groups = pmu.attrs.groups();
+            // SAFETY: `groups` points into `pmu.attrs`, which the registration owns and never
+            // changes.
+            let reg = KBox::pin_init(unsafe { PmuRegistration::register(name, pmu, groups, module) }, GFP_KERNEL)
+                .inspect_err(|e| {
+                    pr_err!("uncore_{}: perf_pmu_register failed: {:?}\n", unit.name, e);
+                })?;
+            self.pmus.lock().push(reg, GFP_KERNEL)?;
+        }
+        Ok(())
+    }
+
+    /// Unregisters every PMU and clears the global enable of every package.
+    pub(crate) fn shutdown(&self) {
+        // Unregister outside the lock: perf may wait for CPU hotplug, which takes it.
+        let pmus = core::mem::take(&mut *self.pmus.lock());
+        drop(pmus);
+        for p in self.packages.iter() {
+            let cpu = p.collector.load(ordering::Relaxed);
+            if p.global_en.xchg(0, ordering::Relaxed) != 0 && cpu >= 0 {
+                let _ = self.hw.wrmsr_on_cpu(cpu as u32, MSR_UNC_PERF_GLOBAL_CTRL, 0);
+            }
+        }
+    }
+
+    /// Sets `MSR_UNC_PERF_GLOBAL_CTRL.EN` for the calling CPU's package, once.
+    fn ensure_global_enable(&self, pkg: &Package) {
+        if pkg.global_en.load(ordering::Relaxed) == 0 {
+            if let Err(e) = self.hw.wrmsr(MSR_UNC_PERF_GLOBAL_CTRL, GlobalCtrl::DRIVER_VALUE.into_raw()) {
+                pr_warn!("cannot enable the uncore counters: {:?}\n", e);
+                return;
+            }
+            pkg.global_en.store(1, ordering::Relaxed);
+        }
+    }
+
+    /// One more user of the shared fixed counter: enables it for the first.
+    fn fixed_get(&self, pkg: &Package) {
+        if pkg.fixed_users.fetch_add(1, ordering::Full) == 0 {
+            let _ = self.hw.wrmsr(MSR_UNC_PERF_FIXED_CTRL, FixedCtrl::zeroed().with(FixedCtrl::CNT_EN, 1).into_raw());
+        }
+    }
+
+    /// One user less: the last one disables it.
+    fn fixed_put(&self, pkg: &Package) {
+        if pkg.fixed_users.fetch_sub(1, ordering::Full) == 1 {
+            let _ = self.hw.wrmsr(MSR_UNC_PERF_FIXED_CTRL, 0);
+            // A user that arrived meanwhile (another PMU, mid-migration) may have enabled it
+            // before our write: make its enable stick.
+            if pkg.fixed_users.load(ordering::Acquire) > 0 {
+                let _ = self.hw.wrmsr(
+                    MSR_UNC_PERF_FIXED_CTRL,
+                    FixedCtrl::zeroed().with(FixedCtrl::CNT_EN, 1).into_raw(),
+                );
+            }
+        }
+    }
+}
+
+impl CpumaskSource for Engine {
+    fn fill(&self, mask: &mut kernel::cpumask::CpumaskVar) {
+        for p in self.packages.iter() {
+            let cpu = p.collector.load(ordering::Relaxed);
+            if let Some(cpu) = kernel::cpu::CpuId::from_i32(cpu) {
+                mask.set(cpu);
+            }
+        }
+    }
+}
+
+/// CPU hotplug: keep one collector per package and move the events when it leaves.
+pub(crate) struct Collectors(pub(crate) Arc<Engine>);
+
+impl HotplugOps for Collectors {
+    fn online(&self, cpu: u32) {
+        let _ = self.0.package(cpu).collector.cmpxchg(-1, cpu as i32, ordering::Full);
+    }
+
+    fn offline(&self, cpu: u32) {
+        let pkg = self.0.package(cpu);
+        if pkg.collector.load(ordering::Acquire) != cpu as i32 {
+            return;
+        }
+        let target = platform::other_online_cpu_in_package(cpu);
+        // New events go to the new collector from now on.
+        pkg.collector.store(target.map_or(-1, |t| t as i32), ordering::Release);
+        match target {
+            Some(t) => {
+                for pmu in self.0.pmus.lock().iter() {
+                    pmu.migrate(cpu, t);
+                }
+            }
+            // The package is going away; its registers are reprogrammed when it returns.
+            None => pkg.global_en.store(0, ordering::Release),
+        }
+    }
+}
+
+/// Width of the counter an event uses.
+fn width_of(target: Target) -> u32 {
+    match target {
+        Target::Generic(_) => PERFCTR_WIDTH,
+        Target::Fixed => FIXED_CTR_WIDTH,
+        Target::FreeRunning(_) => IMC_CTR_WIDTH,
+    }
+}
+
+/// Reads an event's counter.
+fn read_counter(hw: &dyn Hw, ev: &Event, target: Target) -> Result<u64> {
+    match target {
+        Target::FreeRunning(_) => hw.imc_read(ev.counter_addr()).map(u64::from),
+        _ => hw.rdmsr(ev.counter_addr()),
+    }
+}
+
+/// Folds the counter's progress since the last read into the event's count.
+///
+/// Race-free against the poll timer and readers on other CPUs: whoever swaps `prev_count`
+/// owns the delta between the old and the new value.
+fn update(hw: &dyn Hw, ev: &Event) {
+    let target = Target::from_raw(ev.hw_config());
+    let prev_count = ev.prev_count();
+    loop {
+        let prev = prev_count.load(ordering::Relaxed);
+        let Ok(now) = read_counter(hw, ev, target) else {
+            return;
+        };
+        if prev_count.cmpxchg(prev, now as i64, ordering::Full).is_ok() {
+            ev.add_count(counter::delta(prev as u64, now, width_of(target)));
+            return;
+        }
+    }
+}
+
+/// A box's state on one package.
+struct BoxInner {
+    events: EventList<MAX_BOX_EVENTS>,
+    act: Activity,
+}
+
+/// What runs in a box.
+struct Activity {
+    /// Started events.
+    n_active: usize,
+    /// The running poll timer, cancelled when dropped.
+    timer: Option<ArcHrTimerHandle<BoxState>>,
+}
+
+/// One box (a PMU) on one package.
+#[pin_data]
+pub(crate) struct BoxState {
+    #[pin]
+    timer: HrTimer<BoxState>,
+    hw: Arc<dyn Hw>,
+    poll: Delta,
+    inner: OwnedCell<BoxInner>,
+}
+
+kernel::impl_has_hr_timer! {
+    impl HasHrTimer<Self> for BoxState {
+        mode: RelativePinnedHardMode<Monotonic>,
+        field: self.timer
+    }
+}
+
+impl HrTimerCallback for BoxState {
+    type Pointer<'a> = Arc<Self>;
+
+    /// Reads every running counter of the box before it can wrap.
+    fn run(this: ArcBorrow<'_, Self>, mut ctx: HrTimerCallbackContext<'_, Self>) -> HrTimerRestart {
+        let active = this
+            .inner
+            .with(|inner| {
+                for ev in inner.events.iter() {
+                    if ev.state() & HES_STOPPED == 0 {
+                        update(&*this.hw, ev);
+                    }
+                }
+                inner.act.n_active > 0
+            })
+            .unwrap_or(false);
+        if active {
+            ctx.forward_now(this.poll);
+            HrTimerRestart::Restart
+        } else {
+            HrTimerRestart::NoRestart
+        }
+    }
+}
+
+/// The PMU of one box of one unit.
+pub(crate) struct UncorePmu {
+    engine: Arc<Engine>,
+    unit: &'static Unit,
+    box_idx: u32,
+    /// Per package.
+    boxes: KVec<Arc<BoxState>>,
+    attrs: Pin<KBox<PmuAttrs>>,
+}
+
+impl UncorePmu {
+    fn new(engine: &Arc<Engine>, unit: &'static Unit, box_idx: u32) -> Result<Self> {
+        let mut boxes = KVec::with_capacity(engine.packages.len(), GFP_KERNEL)?;
+        for _ in 0..engine.packages.len() {
+            boxes.push(
+                Arc::pin_init(
+                    pin_init!(BoxState {
+                        timer <- HrTimer::new(),
+                        hw: engine.hw.clone(),
+                        poll: Delta::from_millis(unit.poll_ms as i64),
+                        inner: OwnedCell::new(BoxInner {
+                            events: EventList::new(),
+                            act: Activity { n_active: 0, timer: None },
+                        }),
+                    }),
+                    GFP_KERNEL,
+                )?,
+                GFP_KERNEL,
+            )?;
+        }
+        let mut formats = KVec::with_capacity(unit.formats.len(), GFP_KERNEL)?;
+        for f in unit.formats {
+            formats.push(StrAttr { name: f.name, value: f.spec }, GFP_KERNEL)?;
+        }
+        let mut events = KVec::new();
+        for e in unit.events.iter().filter(|e| !e.box0_only || box_idx == 0) {
+            events.push(StrAttr { name: e.name, value: e.config }, GFP_KERNEL)?;
+            // Printed as "<name>.scale", "<name>.unit": static strings below.
+            if let (Some(scale), Some(u)) = (e.scale, e.unit) {
+                events.push(StrAttr { name: scale_name(e.name), value: scale }, GFP_KERNEL)?;
+                events.push(StrAttr { name: unit_name(e.name), value: u }, GFP_KERNEL)?;
+            }
+        }
+        let attrs = PmuAttrs::new(&formats, &events, &**engine)?;
+        Ok(Self { engine: engine.clone(), unit, box_idx, boxes, attrs })
+    }
+
+    fn name(&self) -> PmuName {
+        PmuName(self.unit, self.box_idx)
+    }
+
+    fn box_of(&self, ev: &Event) -> &Arc<BoxState> {
+        let pkg = platform::cpu_package(ev.cpu().max(0) as u32) as usize;
+        &self.boxes[pkg.min(self.boxes.len() - 1)]
+    }
+
+    /// Checks that `ev` and the rest of its group fit this PMU's counters.
+    fn validate_group(&self, ev: &Event) -> Result {
+        let leader = ev.leader();
+        let mut reqs = [Request { allowed: 0, current: None }; sched::MAX_COUNTERS + 1];
+        let mut n_generic = 0;
+        let mut n_all = 0;
+        let mut collect = |e: &Event| {
+            if !e.same_pmu(ev) {
+                return;
+            }
+            n_all += 1;
+            if let Target::Generic(sel) = Target::from_raw(e.hw_config()) {
+                if n_generic < reqs.len() {
+                    reqs[n_generic] = Request {
+                        allowed: self.unit.allowed_counters(sel.get(PerfEvtSel::EVT_SEL) as u8),
+                        current: None,
+                    };
+                }
+                n_generic += 1;
+            }
+        };
+        collect(leader);
+        leader.for_each_live_sibling(&mut collect);
+        collect(ev);
+        let mut out = [0u8; sched::MAX_COUNTERS + 1];
+        if n_all > MAX_BOX_EVENTS
+            || n_generic > self.unit.nr_generic as usize
+            || !sched::assign(&reqs[..n_generic], self.unit.nr_generic as usize, &mut out)
+        {
+            return Err(refuse(self.name(), EINVAL, "the group does not fit the counters"));
+        }
+        Ok(())
+    }
+
+    /// Starts `ev` (its box's state is `inner`).
+    fn start_locked(&self, b: &Arc<BoxState>, act: &mut Activity, ev: &Event, _flags: u32) {
+        if ev.state() & HES_STOPPED == 0 {
+            return;
+        }
+        let target = Target::from_raw(ev.hw_config());
+        let pkg = self.engine.package(ev.cpu().max(0) as u32);
+        // Baseline first: a generic counter does not move until enabled.
+        if let Ok(now) = read_counter(&*b.hw, ev, target) {
+            ev.prev_count().store(now as i64, ordering::Relaxed);
+        }
+        match target {
+            Target::Generic(sel) => {
+                self.engine.ensure_global_enable(pkg);
+                let _ = b.hw.wrmsr(ev.control_addr(), sel.with(PerfEvtSel::EN, 1).into_raw());
+            }
+            Target::Fixed => {
+                self.engine.ensure_global_enable(pkg);
+                self.engine.fixed_get(pkg);
+            }
+            Target::FreeRunning(_) => {}
+        }
+        ev.set_state(0);
+        act.n_active += 1;
+        if act.n_active == 1 {
+            act.timer = Some(b.clone().start(b.poll));
+        }
+    }
+
+    /// Stops `ev`, folding in its last count if `flags` asks.
+    fn stop_locked(&self, act: &mut Activity, ev: &Event, flags: u32) {
+        let target = Target::from_raw(ev.hw_config());
+        if ev.state() & HES_STOPPED == 0 {
+            match target {
+                Target::Generic(_) => {
+                    let _ = self.engine.hw.wrmsr(ev.control_addr(), 0);
+                }
+                Target::Fixed => self.engine.fixed_put(self.engine.package(ev.cpu().max(0) as u32)),
+                Target::FreeRunning(_) => {}
+            }
+            ev.set_state(ev.state() | HES_STOPPED);
+            act.n_active -= 1;
+            if act.n_active == 0 {
+                // Cancels the timer: it is pinned to this CPU, so not running now.
+                act.timer = None;
+            }
+        }
+        if flags & EF_UPDATE != 0 && ev.state() & HES_UPTODATE == 0 {
+            update(&*self.engine.hw, ev);
+            ev.set_state(ev.state() | HES_UPTODATE);
+        }
+    }
+
+    /// Gives every generic event of the box (the new one last) a counter, moving others only
+    /// when the constraints force it.
+    fn schedule(&self, b: &Arc<BoxState>, inner: &mut BoxInner, new: &Event) -> Result {
+        let BoxInner { events, act } = inner;
+        let mut reqs = [Request { allowed: 0, current: None }; sched::MAX_COUNTERS];
+        let mut who = [usize::MAX; sched::MAX_COUNTERS];
+        let mut n = 0;
+        let generic = |e: &Event| match Target::from_raw(e.hw_config()) {
+            Target::Generic(sel) => Some(sel),
+            _ => None,
+        };
+        for (i, e) in events.iter().enumerate() {
+            if let Some(sel) = generic(e) {
+                if n == reqs.len() {
+                    return Err(EBUSY);
+                }
+                reqs[n] = Request {
+                    allowed: self.unit.allowed_counters(sel.get(PerfEvtSel::EVT_SEL) as u8),
+                    current: u8::try_from(e.idx()).ok(),
+                };
+                who[n] = i;
+                n += 1;
+            }
+        }
+        let Some(sel) = generic(new) else { return Ok(()) };
+        if n == reqs.len() {
+            return Err(EBUSY);
+        }
+        reqs[n] = Request { allowed: self.unit.allowed_counters(sel.get(PerfEvtSel::EVT_SEL) as u8), current: None };
+        n += 1;
+        let mut out = [0u8; sched::MAX_COUNTERS];
+        if !sched::assign(&reqs[..n], self.unit.nr_generic as usize, &mut out[..n]) {
+            return Err(EBUSY);
+        }
+        // Move the events whose counter changed, keeping their counts.
+        for k in 0..n - 1 {
+            let e = events.get(who[k]);
+            let c = i32::from(out[k]);
+            if e.idx() == c {
+                continue;
+            }
+            let running = e.state() & HES_STOPPED == 0;
+            if running {
+                self.stop_locked(act, e, EF_UPDATE);
+            }
+            self.assign_generic(e, c);
+            if running {
+                self.start_locked(b, act, e, EF_RELOAD);
+            }
+        }
+        self.assign_generic(new, i32::from(out[n - 1]));
+        Ok(())
+    }
+
+    fn assign_generic(&self, ev: &Event, idx: i32) {
+        ev.set_idx(idx);
+        ev.set_addrs(self.unit.ctr(self.box_idx, idx as u32), self.unit.evtsel(self.box_idx, idx as u32));
+    }
+}
+
+struct PmuName(&'static Unit, u32);
+
+impl kernel::fmt::Display for PmuName {
+    fn fmt(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
+        if matches!(self.0.kind, UnitKind::Cbox) {
+            write!(f, "uncore_{}_{}", self.0.name, self.1)
+        } else {
+            write!(f, "uncore_{}", self.0.name)
+        }
+    }
+}
+
+/// `events/<name>.scale` file names of the IMC events.
+fn scale_name(name: &CStr) -> &'static CStr {
+    match name.to_bytes() {
+        b"data_reads" => c"data_reads.scale",
+        b"data_writes" => c"data_writes.scale",
+        b"gt_requests" => c"gt_requests.scale",
+        b"ia_requests" => c"ia_requests.scale",
+        _ => c"io_requests.scale",
+    }
+}
+
+/// `events/<name>.unit` file names of the IMC events.
+fn unit_name(name: &CStr) -> &'static CStr {
+    match name.to_bytes() {
+        b"data_reads" => c"data_reads.unit",
+        b"data_writes" => c"data_writes.unit",
+        b"gt_requests" => c"gt_requests.unit",
+        b"ia_requests" => c"ia_requests.unit",
+        _ => c"io_requests.unit",
+    }
+}
+
+impl PmuOps for UncorePmu {
+    fn event_init(&self, ev: &Event) -> Result {
+        if ev.is_sampling() {
+            return Err(refuse(self.name(), EINVAL, "sampling is not supported (no overflow interrupt)"));
+        }
+        if ev.cpu() < 0 {
+            return Err(refuse(self.name(), EINVAL, "per-task events are not supported; use -a or a CPU"));
+        }
+        if ev.excludes_anything() {
+            return Err(refuse(self.name(), EINVAL, "exclude_* filters are not supported"));
+        }
+        let target = decode(self.unit, self.box_idx, ev.config(), ev.config1(), ev.config2())
+            .map_err(|e| refuse(self.name(), EINVAL, ErrDisplay(e)))?;
+        let collector = self.engine.package(ev.cpu() as u32).collector.load(ordering::Relaxed);
+        let collector = u32::try_from(collector)
+            .map_err(|_| refuse(self.name(), ENODEV, "no online CPU collects this package"))?;
+        ev.set_hw_config(target.to_raw());
+        ev.set_state(HES_STOPPED | HES_UPTODATE);
+        match target {
+            Target::Generic(_) => {
+                ev.set_idx(IDX_NONE);
+                ev.set_addrs(0, 0);
+            }
+            Target::Fixed => {
+                ev.set_idx(IDX_FIXED);
+                ev.set_addrs(MSR_UNC_PERF_FIXED_CTR, MSR_UNC_PERF_FIXED_CTRL);
+            }
+            Target::FreeRunning(i) => {
+                ev.set_idx(IDX_FREE_RUNNING);
+                ev.set_addrs(IMC_COUNTERS[usize::from(i)].offset, 0);
+            }
+        }
+        if !ev.is_leader() {
+            self.validate_group(ev)?;
+        }
+        ev.retarget(collector);
+        Ok(())
+    }
+
+    fn add(&self, ev: &Event, flags: u32) -> Result {
+        let b = self.box_of(ev);
+        b.inner
+            .with(|inner| {
+                if inner.events.len() == MAX_BOX_EVENTS {
+                    return Err(EBUSY);
+                }
+                ev.set_state(HES_STOPPED | HES_UPTODATE);
+                self.schedule(b, inner, ev)?;
+                inner.events.push(ev);
+                if flags & EF_START != 0 {
+                    self.start_locked(b, &mut inner.act, ev, EF_RELOAD);
+                }
+                Ok(())
+            })
+            .unwrap_or(Err(EBUSY))
+    }
+
+    fn del(&self, ev: &Event, _flags: u32) {
+        let b = self.box_of(ev);
+        b.inner.with(|inner| {
+            self.stop_locked(&mut inner.act, ev, EF_UPDATE);
+            inner.events.remove(ev);
+        });
+        if matches!(Target::from_raw(ev.hw_config()), Target::Generic(_)) {
+            ev.set_idx(IDX_NONE);
+        }
+    }
+
+    fn start(&self, ev: &Event, flags: u32) {
+        let b = self.box_of(ev);
+        b.inner.with(|inner| self.start_locked(b, &mut inner.act, ev, flags));
+    }
+
+    fn stop(&self, ev: &Event, flags: u32) {
+        self.box_of(ev).inner.with(|inner| self.stop_locked(&mut inner.act, ev, flags));
+    }
+
+    fn read(&self, ev: &Event) {
+        update(&*self.engine.hw, ev);
+    }
+}
+
+struct ErrDisplay(crate::uncore::event::ConfigError);
+
+impl kernel::fmt::Display for ErrDisplay {
+    fn fmt(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
+        self.0.describe(f)
+    }
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * C glue for what Rust cannot reach in 7.3: inline MSR accessors, x86 topology and CPU
+ * identification macros, "%*pbl" formatting and (simulator only) a raw spinlock.
+ * Every function is a thin wrapper; the Rust side (rust/kabi/) gives them safe types.
+ */
+#ifndef SKL_KGLUE_H
+#define SKL_KGLUE_H
+
+#include <linux/types.h>
+
+struct cpumask;
+
+/* RDMSR/WRMSR with exception handling: 0, or -EIO if the MSR faulted. */
+int skl_glue_rdmsr(u32 msr, u64 *val);
+int skl_glue_wrmsr(u32 msr, u64 val);
+
+/* The boot CPU's vendor-family-model (X86_MATCH_VFM encoding) and hypervisor bit. */
+u32 skl_glue_cpu_vfm(void);
+bool skl_glue_cpu_is_intel(void);
+bool skl_glue_cpu_has_hypervisor(void);
+
+/* Logical package of a CPU, the number of packages, and cores in a package. */
+int skl_glue_cpu_package(unsigned int cpu);
+unsigned int skl_glue_max_packages(void);
+unsigned int skl_glue_cores_per_package(void);
+
+/* An online CPU of @cpu's package other than @cpu, or -1. */
+int skl_glue_other_online_cpu_in_package(unsigned int cpu);
+
+struct hlist_node;
+
+/* A multi-instance CPU hotplug state in CPUHP_AP_ONLINE_DYN: returns the state (> 0) or -errno. */
+int skl_glue_cpuhp_setup(const char *name, int (*online)(unsigned int cpu, struct hlist_node *node),
+			 int (*offline)(unsigned int cpu, struct hlist_node *node));
+/* Adds an instance, calling online() for every online CPU now. */
+int skl_glue_cpuhp_add_instance(int state, struct hlist_node *node);
+/* Removes an instance without calling offline(), then the state. */
+void skl_glue_cpuhp_remove(int state, struct hlist_node *node);
+
+/* WRMSR on @cpu, from process context (may sleep). */
+int skl_glue_wrmsr_on_cpu(unsigned int cpu, u32 msr, u64 val);
+
+/* sysfs_emit(buf, "%*pbl\n", mask). */
+ssize_t skl_glue_emit_cpumask(char *buf, const struct cpumask *mask);
+
+/* The simulator's register-file lock: a raw spinlock, legal in PMU callbacks and hard irqs. */
+unsigned long skl_glue_sim_lock(void);
+void skl_glue_sim_unlock(unsigned long flags);
+
+#endif

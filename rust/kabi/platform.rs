@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! CPU identification, topology and MSR access, through the C glue (`rust/kglue.c`).
+
+#[cfg(not(skl_sim))]
+use kernel::{error::to_result, prelude::*};
+
+use super::perf_sys as sys;
+
+/// Monotonic time in nanoseconds.
+pub(crate) fn now_ns() -> u64 {
+    // SAFETY: `ktime_get` may be called from any context once timekeeping is up.
+    unsafe { kernel::bindings::ktime_get() as u64 }
+}
+
+#[cfg(not(skl_sim))]
+/// Reads MSR `msr` on this CPU; `EIO` if it faults (absent, or refused by a hypervisor).
+pub(crate) fn rdmsr(msr: u32) -> Result<u64> {
+    let mut val = 0u64;
+    // SAFETY: The glue uses `rdmsrq_safe`, which catches the fault of a missing MSR.
+    to_result(unsafe { sys::skl_glue_rdmsr(msr, &mut val) })?;
+    Ok(val)
+}
+
+#[cfg(not(skl_sim))]
+/// Writes MSR `msr` on this CPU; `EIO` if it faults.
+pub(crate) fn wrmsr(msr: u32, val: u64) -> Result {
+    // SAFETY: `wrmsrq_safe` catches faults. Callers only write uncore PMU registers.
+    to_result(unsafe { sys::skl_glue_wrmsr(msr, val) })
+}
+
+#[cfg(not(skl_sim))]
+/// Writes MSR `msr` on CPU `cpu` (process context: it may sleep).
+pub(crate) fn wrmsr_on_cpu(cpu: u32, msr: u32, val: u64) -> Result {
+    // SAFETY: As for `wrmsr`; the glue waits for the remote CPU.
+    to_result(unsafe { sys::skl_glue_wrmsr_on_cpu(cpu, msr, val) })
+}
+
+#[cfg(not(skl_sim))]
+/// The boot CPU's identity.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CpuIdent {
+    /// Vendor is Intel.
+    pub(crate) intel: bool,
+    /// Family and model, as `X86_MATCH_VFM` encodes them (`family << 8 | model`).
+    pub(crate) family: u32,
+    /// Model number.
+    pub(crate) model: u32,
+    /// CPUID says we run under a hypervisor.
+    pub(crate) hypervisor: bool,
+}
+
+#[cfg(not(skl_sim))]
+/// Identifies the boot CPU.
+pub(crate) fn cpu_ident() -> CpuIdent {
+    // SAFETY: The glue reads `boot_cpu_data`, set up long before modules load.
+    let (vfm, intel, hypervisor) =
+        unsafe { (sys::skl_glue_cpu_vfm(), sys::skl_glue_cpu_is_intel(), sys::skl_glue_cpu_has_hypervisor()) };
+    // VFM: vendor in bits 23:16, family in 15:8, model in 7:0.
+    CpuIdent { intel, family: (vfm >> 8) & 0xff, model: vfm & 0xff, hypervisor }
+}
+
+/// Logical package of `cpu`.
+pub(crate) fn cpu_package(cpu: u32) -> u32 {
+    // SAFETY: Reads `cpu_data(cpu)`, valid for every possible CPU.
+    let pkg = unsafe { sys::skl_glue_cpu_package(cpu) };
+    pkg.max(0) as u32
+}
+
+/// Number of packages the system can have.
+pub(crate) fn max_packages() -> u32 {
+    // SAFETY: A read of a topology variable set at boot.
+    unsafe { sys::skl_glue_max_packages() }.max(1)
+}
+
+#[cfg(not(skl_sim))]
+/// Cores per package.
+pub(crate) fn cores_per_package() -> u32 {
+    // SAFETY: A read of a topology variable set at boot.
+    unsafe { sys::skl_glue_cores_per_package() }.max(1)
+}
+
+/// An online CPU of `cpu`'s package other than `cpu`.
+pub(crate) fn other_online_cpu_in_package(cpu: u32) -> Option<u32> {
+    // SAFETY: Walks the online mask; called from hotplug callbacks, which hold the hotplug
+    // lock, or with it held otherwise.
+    let other = unsafe { sys::skl_glue_other_online_cpu_in_package(cpu) };
+    u32::try_from(other).ok()
+}
+
+/// The raw spinlock serialising the simulator's register file: held with interrupts off, so
+/// it is legal in PMU callbacks and hard-irq timers, where Rust's `SpinLock` is not.
+#[cfg(skl_sim)]
+pub(crate) struct SimLockGuard {
+    flags: kernel::ffi::c_ulong,
+}
+
+#[cfg(skl_sim)]
+impl SimLockGuard {
+    /// Takes the lock.
+    pub(crate) fn lock() -> Self {
+        // SAFETY: A raw spinlock with irqsave; released in `drop`.
+        Self { flags: unsafe { sys::skl_glue_sim_lock() } }
+    }
+}
+
+#[cfg(skl_sim)]
+impl Drop for SimLockGuard {
+    fn drop(&mut self) {
+        // SAFETY: Taken in `lock` with these flags, on this CPU (interrupts stayed off).
+        unsafe { sys::skl_glue_sim_unlock(self.flags) };
+    }
+}
+
+/// A value behind the simulator's raw spinlock.
+#[cfg(skl_sim)]
+pub(crate) struct SimLocked<T> {
+    value: core::cell::UnsafeCell<T>,
+}
+
+// SAFETY: Every access goes through `with`, under the lock.
+#[cfg(skl_sim)]
+unsafe impl<T: Send> Sync for SimLocked<T> {}
+
+#[cfg(skl_sim)]
+impl<T> SimLocked<T> {
+    /// Wraps `value`. Only one `SimLocked` may exist at a time: they share the one C lock.
+    pub(crate) const fn new(value: T) -> Self {
+        Self { value: core::cell::UnsafeCell::new(value) }
+    }
+
+    /// Runs `f` with the lock held and interrupts off. `f` must not call `with` again.
+    pub(crate) fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
+        let _guard = SimLockGuard::lock();
+        // SAFETY: The lock serialises every access; `f` does not re-enter.
+        f(unsafe { &mut *self.value.get() })
+    }
+}

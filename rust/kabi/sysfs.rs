@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! sysfs attribute groups of a PMU: `format/`, `events/` and `cpumask`.
+//!
+//! 7.3 has no Rust abstraction for sysfs attributes, so the C structures are built here, at
+//! load time (the CBo count is only known then), and owned by [`PmuAttrs`] for as long as the
+//! PMU is registered.
+
+use core::ffi::CStr;
+
+use kernel::{
+    bindings,
+    cpumask::CpumaskVar,
+    ffi::c_char,
+    prelude::*,
+};
+
+use super::perf_sys as sys;
+use super::perf_sys::skl_glue_emit_cpumask;
+
+/// Where a PMU's `cpumask` file gets its CPUs from.
+pub(crate) trait CpumaskSource: Sync {
+    /// Fills `mask` with the CPUs perf should open the PMU's events on.
+    fn fill(&self, mask: &mut CpumaskVar);
+}
+
+/// One `name` → `value` file, shown by perf's `perf_event_sysfs_show` as `"value\n"`.
+pub(crate) struct StrAttr {
+    /// File name.
+    pub(crate) name: &'static CStr,
+    /// File content.
+    pub(crate) value: &'static CStr,
+}
+
+/// The `cpumask` attribute, with a way back to its source.
+#[repr(C)]
+struct CpumaskAttr {
+    attr: bindings::device_attribute,
+    source: *const dyn CpumaskSource,
+}
+
+/// The attribute groups of one PMU.
+///
+/// # Invariants
+///
+/// Once built, every pointer inside points into this (heap-allocated, never moved) structure
+/// or to static data, and nothing is modified until it is dropped.
+pub(crate) struct PmuAttrs {
+    formats: KVec<sys::perf_pmu_events_attr>,
+    events: KVec<sys::perf_pmu_events_attr>,
+    format_ptrs: KVec<*mut bindings::attribute>,
+    event_ptrs: KVec<*mut bindings::attribute>,
+    cpumask: CpumaskAttr,
+    cpumask_ptrs: [*mut bindings::attribute; 2],
+    groups: [bindings::attribute_group; 3],
+    group_ptrs: [*const bindings::attribute_group; 4],
+}
+
+// SAFETY: Immutable after construction (invariant); the raw pointers are only read by sysfs.
+unsafe impl Send for PmuAttrs {}
+// SAFETY: As above.
+unsafe impl Sync for PmuAttrs {}
+
+/// A zeroed C attribute with a name, a mode and a lockdep key.
+fn attribute(name: &'static CStr, key: *mut bindings::lock_class_key) -> bindings::attribute {
+    // SAFETY: `attribute` is plain data; all-zero is a valid (empty) value.
+    let mut a: bindings::attribute = unsafe { core::mem::zeroed() };
+    a.name = name.as_char_ptr();
+    a.mode = 0o444;
+    // Attributes not in static memory need a static lockdep key (`sysfs_attr_init`).
+    a.key = key;
+    a
+}
+
+fn str_attr(a: &StrAttr, key: *mut bindings::lock_class_key) -> sys::perf_pmu_events_attr {
+    // SAFETY: Plain data; all-zero is valid.
+    let mut e: sys::perf_pmu_events_attr = unsafe { core::mem::zeroed() };
+    e.attr.attr = attribute(a.name, key);
+    e.attr.__bindgen_anon_1.show = Some(sys::perf_event_sysfs_show);
+    e.event_str = a.value.as_char_ptr();
+    e
+}
+
+/// A NULL-terminated array of pointers to `attrs[i].attr.attr`.
+fn pointers(attrs: &mut KVec<sys::perf_pmu_events_attr>) -> Result<KVec<*mut bindings::attribute>> {
+    let mut v = KVec::with_capacity(attrs.len() + 1, GFP_KERNEL)?;
+    for a in attrs.iter_mut() {
+        v.push(&raw mut a.attr.attr, GFP_KERNEL)?;
+    }
+    v.push(core::ptr::null_mut(), GFP_KERNEL)?;
+    Ok(v)
+}
+
+impl PmuAttrs {
+    /// Builds the groups: `format/` from `formats`, `events/` from `events` (omitted when
+    /// empty) and an unnamed group holding `cpumask`, which reads `source`.
+    ///
+    /// `source` must outlive the returned value.
+    pub(crate) fn new(
+        formats: &[StrAttr],
+        events: &[StrAttr],
+        source: &dyn CpumaskSource,
+    ) -> Result<Pin<KBox<Self>>> {
+        let key = kernel::static_lock_class!().as_ptr();
+        let mut f = KVec::with_capacity(formats.len(), GFP_KERNEL)?;
+        for a in formats {
+            f.push(str_attr(a, key), GFP_KERNEL)?;
+        }
+        let mut e = KVec::with_capacity(events.len(), GFP_KERNEL)?;
+        for a in events {
+            e.push(str_attr(a, key), GFP_KERNEL)?;
+        }
+        // SAFETY: Plain data; all-zero is valid.
+        let mut cpumask_attr: bindings::device_attribute = unsafe { core::mem::zeroed() };
+        cpumask_attr.attr = attribute(c"cpumask", key);
+        cpumask_attr.__bindgen_anon_1.show = Some(cpumask_show);
+        let source: *const dyn CpumaskSource = source;
+        // SAFETY: Erasing the lifetime: the caller keeps `source` alive longer than `Self`.
+        let source: *const (dyn CpumaskSource + 'static) = unsafe { core::mem::transmute(source) };
+
+        let mut this = KBox::new(
+            Self {
+                format_ptrs: KVec::new(),
+                event_ptrs: KVec::new(),
+                formats: f,
+                events: e,
+                cpumask: CpumaskAttr { attr: cpumask_attr, source },
+                cpumask_ptrs: [core::ptr::null_mut(); 2],
+                // SAFETY: Plain data; all-zero is valid.
+                groups: unsafe { core::mem::zeroed() },
+                group_ptrs: [core::ptr::null(); 4],
+            },
+            GFP_KERNEL,
+        )?;
+        let s = &mut *this;
+        s.format_ptrs = pointers(&mut s.formats)?;
+        s.event_ptrs = pointers(&mut s.events)?;
+        s.cpumask_ptrs[0] = &raw mut s.cpumask.attr.attr;
+
+        s.groups[0].name = c"format".as_char_ptr();
+        s.groups[0].__bindgen_anon_2.attrs = s.format_ptrs.as_mut_ptr();
+        s.groups[1].__bindgen_anon_2.attrs = s.cpumask_ptrs.as_mut_ptr();
+        s.groups[2].name = c"events".as_char_ptr();
+        s.groups[2].__bindgen_anon_2.attrs = s.event_ptrs.as_mut_ptr();
+        let nr_groups = if events.is_empty() { 2 } else { 3 };
+        for i in 0..nr_groups {
+            s.group_ptrs[i] = &raw const s.groups[i];
+        }
+        // INVARIANT: everything points into the boxed value, which is pinned from here on.
+        Ok(KBox::into_pin(this))
+    }
+
+    /// The NULL-terminated group array for `struct pmu`.
+    pub(crate) fn groups(&self) -> *mut *const bindings::attribute_group {
+        self.group_ptrs.as_ptr().cast_mut()
+    }
+}
+
+/// # Safety
+///
+/// Called by sysfs with `attr` the `attr` of a live `CpumaskAttr` and `buf` a page.
+unsafe extern "C" fn cpumask_show(
+    _dev: *mut bindings::device,
+    attr: *mut bindings::device_attribute,
+    buf: *mut c_char,
+) -> isize {
+    // SAFETY: `attr` is the first field of a `#[repr(C)]` `CpumaskAttr`, alive while its file
+    // exists; its `source` outlives it (see `PmuAttrs::new`).
+    let source = unsafe { &*(*attr.cast::<CpumaskAttr>()).source };
+    let Ok(mut mask) = CpumaskVar::new_zero(GFP_KERNEL) else {
+        return ENOMEM.to_errno() as isize;
+    };
+    source.fill(&mut mask);
+    // SAFETY: `buf` is a sysfs page; `mask` is a valid cpumask.
+    unsafe { skl_glue_emit_cpumask(buf, mask.as_raw()) }
+}

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! skl_uncore_sim: the skl_uncore PMU engine driving a simulated uncore, for tests in machines
+//! without the hardware. Same PMUs, same sysfs, same perf behaviour; the registers are the
+//! model in `uncore/sim.rs`, inspected and driven through debugfs.
+
+use kernel::prelude::*;
+use kernel::sync::Arc;
+
+mod engine;
+mod kabi;
+mod sim_hw;
+#[macro_use]
+mod uncore;
+
+use engine::{Collectors, Engine};
+use kabi::cpuhp::Hotplug;
+use sim_hw::{SimDebugfs, SimHw};
+use uncore::sim::Rates;
+use uncore::units::{ARB, CBOX, CLOCK, IMC, MAX_CBOX};
+
+module! {
+    type: SklUncoreSim,
+    name: "skl_uncore_sim",
+    authors: ["skl-uncore developers"],
+    description: "skl_uncore PMU engine over a simulated Skylake-client uncore",
+    license: "GPL",
+    params: {
+        nr_cbox: u32 {
+            default: 4,
+            description: "CBo slices to simulate (1-8)",
+        },
+        imc: bool {
+            default: true,
+            description: "Simulate the IMC (MCHBAR) counters",
+        },
+        uclk_mhz: u32 {
+            default: 1000,
+            description: "Simulated UCLK frequency in MHz (1-5000)",
+        },
+    },
+}
+
+/// The loaded simulator driver.
+struct SklUncoreSim {
+    engine: Arc<Engine>,
+    _hotplug: Pin<KBox<Hotplug<Collectors>>>,
+    _debugfs: SimDebugfs,
+}
+
+impl kernel::Module for SklUncoreSim {
+    fn init(module: &'static ThisModule) -> Result<Self> {
+        let nr_cbox = module_parameters::nr_cbox.value();
+        let uclk_mhz = module_parameters::uclk_mhz.value();
+        let imc = module_parameters::imc.value();
+        if !(1..=MAX_CBOX).contains(&nr_cbox) {
+            pr_err!("nr_cbox={nr_cbox}: must be 1..{MAX_CBOX}\n");
+            return Err(EINVAL);
+        }
+        if !(1..=5000).contains(&uclk_mhz) {
+            pr_err!("uclk_mhz={uclk_mhz}: must be 1..5000\n");
+            return Err(EINVAL);
+        }
+        let rates = Rates { uclk_hz: u64::from(uclk_mhz) * 1_000_000, ..Rates::default() };
+        let hw = Arc::new(SimHw::new(nr_cbox, imc, rates), GFP_KERNEL)?;
+        let debugfs = SimDebugfs::new(&hw)?;
+        let engine = Engine::new(hw)?;
+        let hotplug =
+            KBox::pin_init(Hotplug::new(c"perf/skl_uncore_sim:online", Collectors(engine.clone())), GFP_KERNEL)?;
+        let this = Self { engine, _hotplug: hotplug, _debugfs: debugfs };
+        this.engine.register_unit(&CBOX, nr_cbox, module)?;
+        this.engine.register_unit(&ARB, 1, module)?;
+        this.engine.register_unit(&CLOCK, 1, module)?;
+        if imc {
+            this.engine.register_unit(&IMC, 1, module)?;
+        }
+        pr_info!("simulated uncore: {nr_cbox} CBos, UCLK {uclk_mhz} MHz, IMC {imc}\n");
+        Ok(this)
+    }
+}
+
+impl Drop for SklUncoreSim {
+    fn drop(&mut self) {
+        self.engine.shutdown();
+    }
+}
