@@ -1,0 +1,39 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+#   make          build skl_uncore.ko and skl_uncore_sim.ko (sets up the toolchain and the test
+#                 kernel first if needed)
+#   make run      from a fresh machine: kernel, modules, VM, and a real perf stat
+#   make check    every test: host unit tests, then the VM selftests; ends "N passed, N failed"
+#   make clippy   build with clippy;  make fmt / fmt-check   rustfmt with the kernel's config
+
+KDIR ?= $(shell scripts/build-kernel)
+SKL_MAKE = $(MAKE) -C $(KDIR) M=$(CURDIR)
+
+all: modules
+
+host:
+	@scripts/setup-host
+
+modules: host
+	$(SKL_MAKE) modules
+
+clippy: host
+	$(SKL_MAKE) CLIPPY=1 modules
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -rf rust/uncore/target
+
+RUST_SOURCES = $(shell git ls-files 'rust/*.rs' 'rust/**/*.rs')
+fmt:
+	rustfmt --edition 2021 --config-path $(KDIR)/.rustfmt.toml $(RUST_SOURCES)
+fmt-check:
+	rustfmt --check --edition 2021 --config-path $(KDIR)/.rustfmt.toml $(RUST_SOURCES)
+
+run: modules
+	scripts/run-demo
+
+check: modules
+	scripts/check
+
+.PHONY: all host modules clippy clean fmt fmt-check run check

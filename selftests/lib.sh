@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: GPL-2.0
+# KTAP helpers for the guest-side selftests (busybox sh).
+
+ktap_n=0
+ktap_fail=0
+
+ktap_header() { echo "TAP version 13"; echo "1..$1"; }
+
+# ok NAME / not_ok NAME REASON
+ok() { ktap_n=$((ktap_n + 1)); echo "ok $ktap_n $1"; }
+not_ok() { ktap_n=$((ktap_n + 1)); ktap_fail=$((ktap_fail + 1)); echo "not ok $ktap_n $1 # $2"; }
+
+# check NAME EXPECTED ACTUAL
+check() {
+	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "expected '$2', got '$3'"; fi
+}
+
+# The count of the first event in perf stat -x, CSV output in FILE.
+perf_count() { grep -v '^#' "$1" | grep -v '^$' | head -n1 | cut -d, -f1; }
+# Its running time in ns (CSV field 4).
+perf_runtime() { grep -v '^#' "$1" | grep -v '^$' | head -n1 | cut -d, -f4; }
+
+ktap_end() { exit $((ktap_fail > 0)); }
