@@ -157,10 +157,13 @@ impl Engine {
             let groups = pmu.attrs.groups();
             // SAFETY: `groups` points into `pmu.attrs`, which the registration owns and never
             // changes.
-            let reg = KBox::pin_init(unsafe { PmuRegistration::register(name, pmu, groups, module) }, GFP_KERNEL)
-                .inspect_err(|e| {
-                    pr_err!("uncore_{}: perf_pmu_register failed: {:?}\n", unit.name, e);
-                })?;
+            let reg = KBox::pin_init(
+                unsafe { PmuRegistration::register(name, pmu, groups, module) },
+                GFP_KERNEL,
+            )
+            .inspect_err(|e| {
+                pr_err!("uncore_{}: perf_pmu_register failed: {:?}\n", unit.name, e);
+            })?;
             self.pmus.lock().push(reg, GFP_KERNEL)?;
         }
         Ok(())
@@ -174,7 +177,9 @@ impl Engine {
         for p in self.packages.iter() {
             let cpu = p.collector.load(ordering::Relaxed);
             if p.global_en.xchg(0, ordering::Relaxed) != 0 && cpu >= 0 {
-                let _ = self.hw.wrmsr_on_cpu(cpu as u32, MSR_UNC_PERF_GLOBAL_CTRL, 0);
+                let _ = self
+                    .hw
+                    .wrmsr_on_cpu(cpu as u32, MSR_UNC_PERF_GLOBAL_CTRL, 0);
             }
         }
     }
@@ -182,7 +187,10 @@ impl Engine {
     /// Sets `MSR_UNC_PERF_GLOBAL_CTRL.EN` for the calling CPU's package, once.
     fn ensure_global_enable(&self, pkg: &Package) {
         if pkg.global_en.load(ordering::Relaxed) == 0 {
-            if let Err(e) = self.hw.wrmsr(MSR_UNC_PERF_GLOBAL_CTRL, GlobalCtrl::DRIVER_VALUE.into_raw()) {
+            if let Err(e) = self.hw.wrmsr(
+                MSR_UNC_PERF_GLOBAL_CTRL,
+                GlobalCtrl::DRIVER_VALUE.into_raw(),
+            ) {
                 pr_warn!("cannot enable the uncore counters: {:?}\n", e);
                 return;
             }
@@ -193,7 +201,10 @@ impl Engine {
     /// One more user of the shared fixed counter: enables it for the first.
     fn fixed_get(&self, pkg: &Package) {
         if pkg.fixed_users.fetch_add(1, ordering::Full) == 0 {
-            let _ = self.hw.wrmsr(MSR_UNC_PERF_FIXED_CTRL, FixedCtrl::zeroed().with(FixedCtrl::CNT_EN, 1).into_raw());
+            let _ = self.hw.wrmsr(
+                MSR_UNC_PERF_FIXED_CTRL,
+                FixedCtrl::zeroed().with(FixedCtrl::CNT_EN, 1).into_raw(),
+            );
         }
     }
 
@@ -229,7 +240,11 @@ pub(crate) struct Collectors(pub(crate) Arc<Engine>);
 
 impl HotplugOps for Collectors {
     fn online(&self, cpu: u32) {
-        let _ = self.0.package(cpu).collector.cmpxchg(-1, cpu as i32, ordering::Full);
+        let _ = self
+            .0
+            .package(cpu)
+            .collector
+            .cmpxchg(-1, cpu as i32, ordering::Full);
     }
 
     fn offline(&self, cpu: u32) {
@@ -239,7 +254,8 @@ impl HotplugOps for Collectors {
         }
         let target = platform::other_online_cpu_in_package(cpu);
         // New events go to the new collector from now on.
-        pkg.collector.store(target.map_or(-1, |t| t as i32), ordering::Release);
+        pkg.collector
+            .store(target.map_or(-1, |t| t as i32), ordering::Release);
         match target {
             Some(t) => {
                 for pmu in self.0.pmus.lock().iter() {
@@ -376,19 +392,49 @@ impl UncorePmu {
         }
         let mut formats = KVec::with_capacity(unit.formats.len(), GFP_KERNEL)?;
         for f in unit.formats {
-            formats.push(StrAttr { name: f.name, value: f.spec }, GFP_KERNEL)?;
+            formats.push(
+                StrAttr {
+                    name: f.name,
+                    value: f.spec,
+                },
+                GFP_KERNEL,
+            )?;
         }
         let mut events = KVec::new();
         for e in unit.events.iter().filter(|e| !e.box0_only || box_idx == 0) {
-            events.push(StrAttr { name: e.name, value: e.config }, GFP_KERNEL)?;
+            events.push(
+                StrAttr {
+                    name: e.name,
+                    value: e.config,
+                },
+                GFP_KERNEL,
+            )?;
             // Printed as "<name>.scale", "<name>.unit": static strings below.
             if let (Some(scale), Some(u)) = (e.scale, e.unit) {
-                events.push(StrAttr { name: scale_name(e.name), value: scale }, GFP_KERNEL)?;
-                events.push(StrAttr { name: unit_name(e.name), value: u }, GFP_KERNEL)?;
+                events.push(
+                    StrAttr {
+                        name: scale_name(e.name),
+                        value: scale,
+                    },
+                    GFP_KERNEL,
+                )?;
+                events.push(
+                    StrAttr {
+                        name: unit_name(e.name),
+                        value: u,
+                    },
+                    GFP_KERNEL,
+                )?;
             }
         }
         let attrs = PmuAttrs::new(&formats, &events, &**engine)?;
-        Ok(Self { engine: engine.clone(), unit, box_idx, boxes, attrs })
+        Ok(Self {
+            engine: engine.clone(),
+            unit,
+            box_idx,
+            boxes,
+            attrs,
+        })
     }
 
     fn name(&self) -> PmuName {
@@ -403,7 +449,10 @@ impl UncorePmu {
     /// Checks that `ev` and the rest of its group fit this PMU's counters.
     fn validate_group(&self, ev: &Event) -> Result {
         let leader = ev.leader();
-        let mut reqs = [Request { allowed: 0, current: None }; sched::MAX_COUNTERS + 1];
+        let mut reqs = [Request {
+            allowed: 0,
+            current: None,
+        }; sched::MAX_COUNTERS + 1];
         let mut n_generic = 0;
         let mut n_all = 0;
         let mut collect = |e: &Event| {
@@ -414,7 +463,9 @@ impl UncorePmu {
             if let Target::Generic(sel) = Target::from_raw(e.hw_config()) {
                 if n_generic < reqs.len() {
                     reqs[n_generic] = Request {
-                        allowed: self.unit.allowed_counters(sel.get(PerfEvtSel::EVT_SEL) as u8),
+                        allowed: self
+                            .unit
+                            .allowed_counters(sel.get(PerfEvtSel::EVT_SEL) as u8),
                         current: None,
                     };
                 }
@@ -429,7 +480,11 @@ impl UncorePmu {
             || n_generic > self.unit.nr_generic as usize
             || !sched::assign(&reqs[..n_generic], self.unit.nr_generic as usize, &mut out)
         {
-            return Err(refuse(self.name(), EINVAL, "the group does not fit the counters"));
+            return Err(refuse(
+                self.name(),
+                EINVAL,
+                "the group does not fit the counters",
+            ));
         }
         Ok(())
     }
@@ -448,7 +503,8 @@ impl UncorePmu {
         match target {
             Target::Generic(sel) => {
                 self.engine.ensure_global_enable(pkg);
-                let _ = b.hw.wrmsr(ev.control_addr(), sel.with(PerfEvtSel::EN, 1).into_raw());
+                let _ =
+                    b.hw.wrmsr(ev.control_addr(), sel.with(PerfEvtSel::EN, 1).into_raw());
             }
             Target::Fixed => {
                 self.engine.ensure_global_enable(pkg);
@@ -471,7 +527,9 @@ impl UncorePmu {
                 Target::Generic(_) => {
                     let _ = self.engine.hw.wrmsr(ev.control_addr(), 0);
                 }
-                Target::Fixed => self.engine.fixed_put(self.engine.package(ev.cpu().max(0) as u32)),
+                Target::Fixed => self
+                    .engine
+                    .fixed_put(self.engine.package(ev.cpu().max(0) as u32)),
                 Target::FreeRunning(_) => {}
             }
             ev.set_state(ev.state() | HES_STOPPED);
@@ -491,7 +549,10 @@ impl UncorePmu {
     /// when the constraints force it.
     fn schedule(&self, b: &Arc<BoxState>, inner: &mut BoxInner, new: &Event) -> Result {
         let BoxInner { events, act } = inner;
-        let mut reqs = [Request { allowed: 0, current: None }; sched::MAX_COUNTERS];
+        let mut reqs = [Request {
+            allowed: 0,
+            current: None,
+        }; sched::MAX_COUNTERS];
         let mut who = [usize::MAX; sched::MAX_COUNTERS];
         let mut n = 0;
         let generic = |e: &Event| match Target::from_raw(e.hw_config()) {
@@ -504,18 +565,27 @@ impl UncorePmu {
                     return Err(EBUSY);
                 }
                 reqs[n] = Request {
-                    allowed: self.unit.allowed_counters(sel.get(PerfEvtSel::EVT_SEL) as u8),
+                    allowed: self
+                        .unit
+                        .allowed_counters(sel.get(PerfEvtSel::EVT_SEL) as u8),
                     current: u8::try_from(e.idx()).ok(),
                 };
                 who[n] = i;
                 n += 1;
             }
         }
-        let Some(sel) = generic(new) else { return Ok(()) };
+        let Some(sel) = generic(new) else {
+            return Ok(());
+        };
         if n == reqs.len() {
             return Err(EBUSY);
         }
-        reqs[n] = Request { allowed: self.unit.allowed_counters(sel.get(PerfEvtSel::EVT_SEL) as u8), current: None };
+        reqs[n] = Request {
+            allowed: self
+                .unit
+                .allowed_counters(sel.get(PerfEvtSel::EVT_SEL) as u8),
+            current: None,
+        };
         n += 1;
         let mut out = [0u8; sched::MAX_COUNTERS];
         if !sched::assign(&reqs[..n], self.unit.nr_generic as usize, &mut out[..n]) {
@@ -543,7 +613,10 @@ impl UncorePmu {
 
     fn assign_generic(&self, ev: &Event, idx: i32) {
         ev.set_idx(idx);
-        ev.set_addrs(self.unit.ctr(self.box_idx, idx as u32), self.unit.evtsel(self.box_idx, idx as u32));
+        ev.set_addrs(
+            self.unit.ctr(self.box_idx, idx as u32),
+            self.unit.evtsel(self.box_idx, idx as u32),
+        );
     }
 }
 
@@ -584,17 +657,39 @@ fn unit_name(name: &CStr) -> &'static CStr {
 impl PmuOps for UncorePmu {
     fn event_init(&self, ev: &Event) -> Result {
         if ev.is_sampling() {
-            return Err(refuse(self.name(), EINVAL, "sampling is not supported (no overflow interrupt)"));
+            return Err(refuse(
+                self.name(),
+                EINVAL,
+                "sampling is not supported (no overflow interrupt)",
+            ));
         }
         if ev.cpu() < 0 {
-            return Err(refuse(self.name(), EINVAL, "per-task events are not supported; use -a or a CPU"));
+            return Err(refuse(
+                self.name(),
+                EINVAL,
+                "per-task events are not supported; use -a or a CPU",
+            ));
         }
         if ev.excludes_anything() {
-            return Err(refuse(self.name(), EINVAL, "exclude_* filters are not supported"));
+            return Err(refuse(
+                self.name(),
+                EINVAL,
+                "exclude_* filters are not supported",
+            ));
         }
-        let target = decode(self.unit, self.box_idx, ev.config(), ev.config1(), ev.config2())
-            .map_err(|e| refuse(self.name(), EINVAL, ErrDisplay(e)))?;
-        let collector = self.engine.package(ev.cpu() as u32).collector.load(ordering::Relaxed);
+        let target = decode(
+            self.unit,
+            self.box_idx,
+            ev.config(),
+            ev.config1(),
+            ev.config2(),
+        )
+        .map_err(|e| refuse(self.name(), EINVAL, ErrDisplay(e)))?;
+        let collector = self
+            .engine
+            .package(ev.cpu() as u32)
+            .collector
+            .load(ordering::Relaxed);
         let collector = u32::try_from(collector)
             .map_err(|_| refuse(self.name(), ENODEV, "no online CPU collects this package"))?;
         ev.set_hw_config(target.to_raw());
@@ -651,11 +746,14 @@ impl PmuOps for UncorePmu {
 
     fn start(&self, ev: &Event, flags: u32) {
         let b = self.box_of(ev);
-        b.inner.with(|inner| self.start_locked(b, &mut inner.act, ev, flags));
+        b.inner
+            .with(|inner| self.start_locked(b, &mut inner.act, ev, flags));
     }
 
     fn stop(&self, ev: &Event, flags: u32) {
-        self.box_of(ev).inner.with(|inner| self.stop_locked(&mut inner.act, ev, flags));
+        self.box_of(ev)
+            .inner
+            .with(|inner| self.stop_locked(&mut inner.act, ev, flags));
     }
 
     fn read(&self, ev: &Event) {

@@ -45,7 +45,9 @@ impl Hw for RealHw {
 /// Every refusal is one line in the log and `ENODEV`.
 pub(crate) fn probe() -> Result<u32> {
     let id = platform::cpu_ident();
-    let model = SUPPORTED_MODELS.iter().find(|(m, _)| id.intel && id.family == 6 && *m == id.model);
+    let model = SUPPORTED_MODELS
+        .iter()
+        .find(|(m, _)| id.intel && id.family == 6 && *m == id.model);
     let Some((_, name)) = model else {
         pr_info!(
             "no Skylake-client uncore on this CPU (family {:#x} model {:#x}): not loading\n",

@@ -35,7 +35,9 @@ fn fault_to_err(_f: Fault) -> Error {
 impl SimHw {
     /// A simulated uncore with `nr_cbox` CBos, an IMC if `imc`, UCLK at `uclk_hz`.
     pub(crate) fn new(nr_cbox: u32, imc: bool, rates: Rates) -> Self {
-        Self { model: SimLocked::new(SimUncore::new(nr_cbox, imc, rates)) }
+        Self {
+            model: SimLocked::new(SimUncore::new(nr_cbox, imc, rates)),
+        }
     }
 
     /// Runs `f` on the model.
@@ -46,11 +48,15 @@ impl SimHw {
 
 impl Hw for SimHw {
     fn rdmsr(&self, msr: u32) -> Result<u64> {
-        self.model.with(|m| m.rdmsr(msr, now_ns())).map_err(fault_to_err)
+        self.model
+            .with(|m| m.rdmsr(msr, now_ns()))
+            .map_err(fault_to_err)
     }
 
     fn wrmsr(&self, msr: u32, val: u64) -> Result {
-        self.model.with(|m| m.wrmsr(msr, val, now_ns())).map_err(fault_to_err)
+        self.model
+            .with(|m| m.wrmsr(msr, val, now_ns()))
+            .map_err(fault_to_err)
     }
 
     fn wrmsr_on_cpu(&self, _cpu: u32, msr: u32, val: u64) -> Result {
@@ -59,7 +65,9 @@ impl Hw for SimHw {
     }
 
     fn imc_read(&self, offset: u32) -> Result<u32> {
-        self.model.with(|m| m.mmio_read32(offset, now_ns())).map_err(fault_to_err)
+        self.model
+            .with(|m| m.mmio_read32(offset, now_ns()))
+            .map_err(fault_to_err)
     }
 }
 
@@ -91,20 +99,39 @@ fn write_inject(hw: &Arc<SimHw>, reader: &mut UserSliceReader) -> Result {
         pr_info!("inject: {e:?}: expected 'UNIT BOX EVENT UMASK COUNT', UNIT one of cbox|arb|clock|imc\n");
         EINVAL
     })?;
-    hw.with(|m| m.inject(cmd.unit, cmd.box_idx, cmd.event, cmd.umask, cmd.count, now_ns()))
-        .map(|_| ())
-        .map_err(|e| {
-            pr_info!("inject: {e:?}\n");
-            EINVAL
-        })
+    hw.with(|m| {
+        m.inject(
+            cmd.unit,
+            cmd.box_idx,
+            cmd.event,
+            cmd.umask,
+            cmd.count,
+            now_ns(),
+        )
+    })
+    .map(|_| ())
+    .map_err(|e| {
+        pr_info!("inject: {e:?}\n");
+        EINVAL
+    })
 }
 
 impl SimDebugfs {
     /// Creates `/sys/kernel/debug/skl_uncore_sim/`.
     pub(crate) fn new(hw: &Arc<SimHw>) -> Result<Self> {
         let dir = Dir::new(c"skl_uncore_sim");
-        let regs = KBox::pin_init(dir.read_callback_file(c"regs", hw.clone(), &show_regs), GFP_KERNEL)?;
-        let inject = KBox::pin_init(dir.write_callback_file(c"inject", hw.clone(), &write_inject), GFP_KERNEL)?;
-        Ok(Self { _regs: regs, _inject: inject, _dir: dir })
+        let regs = KBox::pin_init(
+            dir.read_callback_file(c"regs", hw.clone(), &show_regs),
+            GFP_KERNEL,
+        )?;
+        let inject = KBox::pin_init(
+            dir.write_callback_file(c"inject", hw.clone(), &write_inject),
+            GFP_KERNEL,
+        )?;
+        Ok(Self {
+            _regs: regs,
+            _inject: inject,
+            _dir: dir,
+        })
     }
 }

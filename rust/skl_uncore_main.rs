@@ -37,8 +37,14 @@ impl kernel::Module for SklUncore {
     fn init(module: &'static ThisModule) -> Result<Self> {
         let nr_cbox = hw::probe()?;
         let engine = Engine::new(Arc::new(hw::RealHw, GFP_KERNEL)?)?;
-        let hotplug = KBox::pin_init(Hotplug::new(c"perf/skl_uncore:online", Collectors(engine.clone())), GFP_KERNEL)?;
-        let this = Self { engine, _hotplug: hotplug };
+        let hotplug = KBox::pin_init(
+            Hotplug::new(c"perf/skl_uncore:online", Collectors(engine.clone())),
+            GFP_KERNEL,
+        )?;
+        let this = Self {
+            engine,
+            _hotplug: hotplug,
+        };
         this.engine.register_unit(&CBOX, nr_cbox, module)?;
         this.engine.register_unit(&ARB, 1, module)?;
         this.engine.register_unit(&CLOCK, 1, module)?;

@@ -61,13 +61,22 @@ impl kernel::Module for SklUncoreSim {
             pr_err!("uclk_mhz={uclk_mhz}: must be 1..5000\n");
             return Err(EINVAL);
         }
-        let rates = Rates { uclk_hz: u64::from(uclk_mhz) * 1_000_000, ..Rates::default() };
+        let rates = Rates {
+            uclk_hz: u64::from(uclk_mhz) * 1_000_000,
+            ..Rates::default()
+        };
         let hw = Arc::new(SimHw::new(nr_cbox, imc, rates), GFP_KERNEL)?;
         let debugfs = SimDebugfs::new(&hw)?;
         let engine = Engine::new(hw)?;
-        let hotplug =
-            KBox::pin_init(Hotplug::new(c"perf/skl_uncore_sim:online", Collectors(engine.clone())), GFP_KERNEL)?;
-        let this = Self { engine, _hotplug: hotplug, _debugfs: debugfs };
+        let hotplug = KBox::pin_init(
+            Hotplug::new(c"perf/skl_uncore_sim:online", Collectors(engine.clone())),
+            GFP_KERNEL,
+        )?;
+        let this = Self {
+            engine,
+            _hotplug: hotplug,
+            _debugfs: debugfs,
+        };
         this.engine.register_unit(&CBOX, nr_cbox, module)?;
         this.engine.register_unit(&ARB, 1, module)?;
         this.engine.register_unit(&CLOCK, 1, module)?;

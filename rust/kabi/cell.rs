@@ -26,7 +26,10 @@ unsafe impl<T: Send> Send for OwnedCell<T> {}
 impl<T> OwnedCell<T> {
     /// A cell holding `value`.
     pub(crate) const fn new(value: T) -> Self {
-        Self { busy: Atomic::new(0), value: UnsafeCell::new(value) }
+        Self {
+            busy: Atomic::new(0),
+            value: UnsafeCell::new(value),
+        }
     }
 
     /// Runs `f` on the value, or returns `None` (with a warning) if another context is inside:

@@ -44,7 +44,13 @@ impl<T: HotplugOps> Hotplug<T> {
         })
         .pin_chain(move |this| {
             // SAFETY: `name` is static; the callbacks have the prototypes the glue expects.
-            let state = unsafe { skl_glue_cpuhp_setup(name.as_char_ptr(), Some(online_cb::<T>), Some(offline_cb::<T>)) };
+            let state = unsafe {
+                skl_glue_cpuhp_setup(
+                    name.as_char_ptr(),
+                    Some(online_cb::<T>),
+                    Some(offline_cb::<T>),
+                )
+            };
             to_result(state)?;
             // SAFETY: `node` is pinned in `this` and stays registered until drop.
             let ret = unsafe { skl_glue_cpuhp_add_instance(state, this.node.get()) };

@@ -233,7 +233,8 @@ impl Event {
     /// Adds `delta` to the event's count.
     pub(crate) fn add_count(&self, delta: u64) {
         // SAFETY: As for `prev_count()`: `count` is a `local64_t`.
-        let count = unsafe { Atomic::<i64>::from_ptr((&raw mut (*self.raw()).count).cast::<i64>()) };
+        let count =
+            unsafe { Atomic::<i64>::from_ptr((&raw mut (*self.raw()).count).cast::<i64>()) };
         count.add(delta as i64, ordering::Relaxed);
     }
 
@@ -260,7 +261,10 @@ unsafe impl<const N: usize> Send for EventList<N> {}
 impl<const N: usize> EventList<N> {
     /// An empty list.
     pub(crate) const fn new() -> Self {
-        Self { events: [core::ptr::null(); N], len: 0 }
+        Self {
+            events: [core::ptr::null(); N],
+            len: 0,
+        }
     }
 
     /// Number of events.
@@ -280,7 +284,10 @@ impl<const N: usize> EventList<N> {
 
     /// Removes `ev` (from `del`), keeping the others' order.
     pub(crate) fn remove(&mut self, ev: &Event) {
-        if let Some(i) = self.events[..self.len].iter().position(|&p| core::ptr::eq(p, ev)) {
+        if let Some(i) = self.events[..self.len]
+            .iter()
+            .position(|&p| core::ptr::eq(p, ev))
+        {
             self.events.copy_within(i + 1..self.len, i);
             self.len -= 1;
         }
@@ -428,9 +435,16 @@ impl<T: PmuOps> PinnedDrop for PmuRegistration<T> {
 /// # Safety
 ///
 /// `event` is a live event of a PMU registered by `PmuRegistration<T>`.
-unsafe fn reg_of<'a, T: PmuOps>(event: *mut sys::perf_event) -> (&'a PmuRegistration<T>, &'a Event) {
+unsafe fn reg_of<'a, T: PmuOps>(
+    event: *mut sys::perf_event,
+) -> (&'a PmuRegistration<T>, &'a Event) {
     // SAFETY: Guaranteed by the caller; `event->pmu` was set by perf before the callback.
-    unsafe { (PmuRegistration::<T>::from_pmu((*event).pmu), Event::from_raw(event)) }
+    unsafe {
+        (
+            PmuRegistration::<T>::from_pmu((*event).pmu),
+            Event::from_raw(event),
+        )
+    }
 }
 
 /// # Safety
@@ -496,4 +510,3 @@ unsafe extern "C" fn read_cb<T: PmuOps>(event: *mut sys::perf_event) {
     let (reg, ev) = unsafe { reg_of::<T>(event) };
     reg.ops.read(ev);
 }
-

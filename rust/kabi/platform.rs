@@ -54,10 +54,20 @@ pub(crate) struct CpuIdent {
 /// Identifies the boot CPU.
 pub(crate) fn cpu_ident() -> CpuIdent {
     // SAFETY: The glue reads `boot_cpu_data`, set up long before modules load.
-    let (vfm, intel, hypervisor) =
-        unsafe { (sys::skl_glue_cpu_vfm(), sys::skl_glue_cpu_is_intel(), sys::skl_glue_cpu_has_hypervisor()) };
+    let (vfm, intel, hypervisor) = unsafe {
+        (
+            sys::skl_glue_cpu_vfm(),
+            sys::skl_glue_cpu_is_intel(),
+            sys::skl_glue_cpu_has_hypervisor(),
+        )
+    };
     // VFM: vendor in bits 23:16, family in 15:8, model in 7:0.
-    CpuIdent { intel, family: (vfm >> 8) & 0xff, model: vfm & 0xff, hypervisor }
+    CpuIdent {
+        intel,
+        family: (vfm >> 8) & 0xff,
+        model: vfm & 0xff,
+        hypervisor,
+    }
 }
 
 /// Logical package of `cpu`.
@@ -100,7 +110,9 @@ impl SimLockGuard {
     /// Takes the lock.
     pub(crate) fn lock() -> Self {
         // SAFETY: A raw spinlock with irqsave; released in `drop`.
-        Self { flags: unsafe { sys::skl_glue_sim_lock() } }
+        Self {
+            flags: unsafe { sys::skl_glue_sim_lock() },
+        }
     }
 }
 
@@ -126,7 +138,9 @@ unsafe impl<T: Send> Sync for SimLocked<T> {}
 impl<T> SimLocked<T> {
     /// Wraps `value`. Only one `SimLocked` may exist at a time: they share the one C lock.
     pub(crate) const fn new(value: T) -> Self {
-        Self { value: core::cell::UnsafeCell::new(value) }
+        Self {
+            value: core::cell::UnsafeCell::new(value),
+        }
     }
 
     /// Runs `f` with the lock held and interrupts off. `f` must not call `with` again.

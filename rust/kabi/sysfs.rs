@@ -8,12 +8,7 @@
 
 use core::ffi::CStr;
 
-use kernel::{
-    bindings,
-    cpumask::CpumaskVar,
-    ffi::c_char,
-    prelude::*,
-};
+use kernel::{bindings, cpumask::CpumaskVar, ffi::c_char, prelude::*};
 
 use super::perf_sys as sys;
 use super::perf_sys::skl_glue_emit_cpumask;
@@ -124,7 +119,10 @@ impl PmuAttrs {
                 event_ptrs: KVec::new(),
                 formats: f,
                 events: e,
-                cpumask: CpumaskAttr { attr: cpumask_attr, source },
+                cpumask: CpumaskAttr {
+                    attr: cpumask_attr,
+                    source,
+                },
                 cpumask_ptrs: [core::ptr::null_mut(); 2],
                 // SAFETY: Plain data; all-zero is valid.
                 groups: unsafe { core::mem::zeroed() },

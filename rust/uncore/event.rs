@@ -65,7 +65,9 @@ impl ConfigError {
     /// One line for the kernel log, completing "<pmu>: ".
     pub(crate) fn describe(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match *self {
-            Self::UnknownBits(bits) => write!(f, "config bits {bits:#x} are outside every format field"),
+            Self::UnknownBits(bits) => {
+                write!(f, "config bits {bits:#x} are outside every format field")
+            }
             Self::Config1(v) => write!(f, "config1 {v:#x} must be 0"),
             Self::Config2(v) => write!(f, "config2 {v:#x} must be 0"),
             Self::NoFixedCounter => write!(
@@ -128,11 +130,23 @@ mod tests {
             Ok(Target::Generic(PerfEvtSel::from_raw(0x8f34)))
         );
         assert_eq!(decode(&CBOX, 0, 0xff, 0, 0), Ok(Target::Fixed));
-        assert_eq!(decode(&CBOX, 1, 0xff, 0, 0), Err(ConfigError::NoFixedCounter));
-        assert_eq!(decode(&ARB, 0, 0xff, 0, 0), Err(ConfigError::NoFixedCounter));
+        assert_eq!(
+            decode(&CBOX, 1, 0xff, 0, 0),
+            Err(ConfigError::NoFixedCounter)
+        );
+        assert_eq!(
+            decode(&ARB, 0, 0xff, 0, 0),
+            Err(ConfigError::NoFixedCounter)
+        );
         assert_eq!(decode(&CLOCK, 0, 0xff, 0, 0), Ok(Target::Fixed));
-        assert_eq!(decode(&CLOCK, 0, 0x1ff, 0, 0), Err(ConfigError::UnknownBits(0x100)));
-        assert_eq!(decode(&CLOCK, 0, 0x34, 0, 0), Err(ConfigError::NotClockticks(0x34)));
+        assert_eq!(
+            decode(&CLOCK, 0, 0x1ff, 0, 0),
+            Err(ConfigError::UnknownBits(0x100))
+        );
+        assert_eq!(
+            decode(&CLOCK, 0, 0x34, 0, 0),
+            Err(ConfigError::NotClockticks(0x34))
+        );
         assert_eq!(decode(&IMC, 0, 1, 0, 0), Ok(Target::FreeRunning(0)));
         assert_eq!(decode(&IMC, 0, 5, 0, 0), Ok(Target::FreeRunning(4)));
         assert_eq!(decode(&IMC, 0, 6, 0, 0), Err(ConfigError::NotAnImcEvent(6)));
@@ -146,7 +160,10 @@ mod tests {
 
     #[test]
     fn pcm_en_bit_is_accepted_and_dropped() {
-        assert_eq!(decode(&CBOX, 0, 0x40_0000, 0, 0), Ok(Target::Generic(PerfEvtSel::zeroed())));
+        assert_eq!(
+            decode(&CBOX, 0, 0x40_0000, 0, 0),
+            Ok(Target::Generic(PerfEvtSel::zeroed()))
+        );
         assert_eq!(
             decode(&CBOX, 0, 0x40_8f34, 0, 0),
             Ok(Target::Generic(PerfEvtSel::from_raw(0x8f34)))

@@ -153,11 +153,26 @@ pub(crate) struct ImcCounter {
 
 /// The five IMC counters, indexed by perf event code - 1 (Linux's encoding: 1 = data_reads).
 pub(crate) const IMC_COUNTERS: [ImcCounter; 5] = [
-    ImcCounter { name: "DRAM_DATA_READS", offset: 0x5050 },
-    ImcCounter { name: "DRAM_DATA_WRITES", offset: 0x5054 },
-    ImcCounter { name: "DRAM_GT_REQUESTS", offset: 0x5040 },
-    ImcCounter { name: "DRAM_IA_REQUESTS", offset: 0x5044 },
-    ImcCounter { name: "DRAM_IO_REQUESTS", offset: 0x5048 },
+    ImcCounter {
+        name: "DRAM_DATA_READS",
+        offset: 0x5050,
+    },
+    ImcCounter {
+        name: "DRAM_DATA_WRITES",
+        offset: 0x5054,
+    },
+    ImcCounter {
+        name: "DRAM_GT_REQUESTS",
+        offset: 0x5040,
+    },
+    ImcCounter {
+        name: "DRAM_IA_REQUESTS",
+        offset: 0x5044,
+    },
+    ImcCounter {
+        name: "DRAM_IO_REQUESTS",
+        offset: 0x5048,
+    },
 ];
 
 #[cfg(test)]
@@ -196,6 +211,9 @@ mod tests {
         assert_eq!(Mchbar::from_raw(0xfed1_0000).base(), None);
         assert_eq!(Mchbar::from_raw(0x1).base(), None);
         // Bits above 38 and below 15 are not address bits.
-        assert_eq!(Mchbar::from_raw(0xff80_0000_fed1_7ff1).base(), Some(0x80_fed1_0000 & 0x7F_FFFF_8000));
+        assert_eq!(
+            Mchbar::from_raw(0xff80_0000_fed1_7ff1).base(),
+            Some(0x80_fed1_0000 & 0x7F_FFFF_8000)
+        );
     }
 }

@@ -96,13 +96,22 @@ mod tests {
     use proptest::prelude::*;
 
     fn req(allowed: u32) -> Request {
-        Request { allowed, current: None }
+        Request {
+            allowed,
+            current: None,
+        }
     }
 
     #[test]
     fn arb_occupancy_gets_counter_zero() {
         // 0x81 (any counter) first, then 0x80 (counter 0 only): 0x81 must move to 1.
-        let reqs = [Request { allowed: 0b11, current: Some(0) }, req(0b01)];
+        let reqs = [
+            Request {
+                allowed: 0b11,
+                current: Some(0),
+            },
+            req(0b01),
+        ];
         let mut out = [0u8; 2];
         assert!(assign(&reqs, 2, &mut out));
         assert_eq!(out, [1, 0]);
@@ -118,7 +127,10 @@ mod tests {
     #[test]
     fn current_positions_are_kept() {
         let reqs = [
-            Request { allowed: 0b11, current: Some(1) },
+            Request {
+                allowed: 0b11,
+                current: Some(1),
+            },
             req(0b11),
         ];
         let mut out = [0u8; 2];
@@ -131,7 +143,9 @@ mod tests {
             match reqs.split_first() {
                 None => true,
                 Some((r, rest)) => (0..nr).any(|c| {
-                    r.allowed & (1 << c) != 0 && used & (1 << c) == 0 && go(rest, nr, used | (1 << c))
+                    r.allowed & (1 << c) != 0
+                        && used & (1 << c) == 0
+                        && go(rest, nr, used | (1 << c))
                 }),
             }
         }

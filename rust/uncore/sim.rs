@@ -85,7 +85,14 @@ pub(crate) fn filtered_increment(sel: PerfEvtSel, events: u64, cycles: u64, burs
             (cycles, u64::from(cycles > 0))
         } else {
             let idle = cycles - events;
-            (idle, if burst { u64::from(idle > 0) } else { events.min(idle) })
+            (
+                idle,
+                if burst {
+                    u64::from(idle > 0)
+                } else {
+                    events.min(idle)
+                },
+            )
         }
     } else if thr == 1 {
         (events, if burst { u64::from(events > 0) } else { events })
@@ -173,7 +180,9 @@ impl SimUncore {
             MSR_UNC_CBO_CONFIG => return Some(Reg::CboConfig),
             _ => {}
         }
-        let boxes = (0..self.nr_cbox).map(|b| (&CBOX, b, b as usize)).chain([(&ARB, 0, ARB_BOX)]);
+        let boxes = (0..self.nr_cbox)
+            .map(|b| (&CBOX, b, b as usize))
+            .chain([(&ARB, 0, ARB_BOX)]);
         for (unit, b, slot) in boxes {
             for i in 0..unit.nr_generic {
                 if msr == unit.evtsel(b, i) {
@@ -226,7 +235,13 @@ impl SimUncore {
         let status_fixed = GlobalStatus::FIXED_CTR_OVF.mask();
         if self.fixed_enabled() {
             let inc = at_rate(self.rates.uclk_hz, dt, &mut self.fixed.frac);
-            Self::bump(&mut self.fixed.value, inc, FIXED_CTR_WIDTH, &mut self.global_status, status_fixed);
+            Self::bump(
+                &mut self.fixed.value,
+                inc,
+                FIXED_CTR_WIDTH,
+                &mut self.global_status,
+                status_fixed,
+            );
         }
         for b in 0..NR_GENERIC_BOXES {
             let status_bit = if b == ARB_BOX {
@@ -243,7 +258,13 @@ impl SimUncore {
                 let events = at_rate(self.rates.generic[b], dt, &mut c.frac);
                 let cycles = at_rate(self.rates.uclk_hz, dt, &mut c.cyc_frac);
                 let inc = filtered_increment(sel, events, cycles, false);
-                Self::bump(&mut c.value, inc, PERFCTR_WIDTH, &mut self.global_status, status_bit);
+                Self::bump(
+                    &mut c.value,
+                    inc,
+                    PERFCTR_WIDTH,
+                    &mut self.global_status,
+                    status_bit,
+                );
             }
         }
         if self.imc_present {
@@ -291,7 +312,10 @@ impl SimUncore {
             Reg::Ctr(..) => width_mask(PERFCTR_WIDTH),
         };
         if value & !defined != 0 {
-            return Err(self.fault(Fault::ReservedBits { msr, bits: value & !defined }));
+            return Err(self.fault(Fault::ReservedBits {
+                msr,
+                bits: value & !defined,
+            }));
         }
         match reg {
             Reg::GlobalCtrl => self.global_ctrl = value,
@@ -355,7 +379,13 @@ impl SimUncore {
                         continue;
                     }
                     let inc = filtered_increment(sel, count, count, true);
-                    Self::bump(&mut self.ctr[b][i].value, inc, PERFCTR_WIDTH, &mut self.global_status, status_bit);
+                    Self::bump(
+                        &mut self.ctr[b][i].value,
+                        inc,
+                        PERFCTR_WIDTH,
+                        &mut self.global_status,
+                        status_bit,
+                    );
                     hit += 1;
                 }
                 Ok(hit)
@@ -368,7 +398,13 @@ impl SimUncore {
                     return Ok(0);
                 }
                 let bit = GlobalStatus::FIXED_CTR_OVF.mask();
-                Self::bump(&mut self.fixed.value, count, FIXED_CTR_WIDTH, &mut self.global_status, bit);
+                Self::bump(
+                    &mut self.fixed.value,
+                    count,
+                    FIXED_CTR_WIDTH,
+                    &mut self.global_status,
+                    bit,
+                );
                 Ok(1)
             }
             UnitKind::Imc => {
@@ -379,7 +415,13 @@ impl SimUncore {
                     return Err(InjectError::BadEvent);
                 }
                 let mut ignored = 0;
-                Self::bump(&mut self.imc[usize::from(event) - 1].value, count, IMC_CTR_WIDTH, &mut ignored, 0);
+                Self::bump(
+                    &mut self.imc[usize::from(event) - 1].value,
+                    count,
+                    IMC_CTR_WIDTH,
+                    &mut ignored,
+                    0,
+                );
                 Ok(1)
             }
         }
@@ -389,10 +431,19 @@ impl SimUncore {
     #[cfg_attr(not(test), allow(dead_code))]
     /// Sets a counter's value directly, bypassing the access counts: presets near the wrap
     /// point for tests. `idx` is the generic counter (CBo, ARB) or IMC event code (1..5).
-    pub(crate) fn preset(&mut self, unit: UnitKind, box_idx: u32, idx: u32, value: u64, now_ns: u64) -> Result<(), InjectError> {
+    pub(crate) fn preset(
+        &mut self,
+        unit: UnitKind,
+        box_idx: u32,
+        idx: u32,
+        value: u64,
+        now_ns: u64,
+    ) -> Result<(), InjectError> {
         self.advance(now_ns);
         let slot = match unit {
-            UnitKind::Cbox if box_idx < self.nr_cbox && idx < 2 => &mut self.ctr[box_idx as usize][idx as usize].value,
+            UnitKind::Cbox if box_idx < self.nr_cbox && idx < 2 => {
+                &mut self.ctr[box_idx as usize][idx as usize].value
+            }
             UnitKind::Arb if box_idx == 0 && idx < 2 => &mut self.ctr[ARB_BOX][idx as usize].value,
             UnitKind::Clock if box_idx == 0 && idx == 0 => &mut self.fixed.value,
             UnitKind::Imc if self.imc_present && box_idx == 0 && (1..=5).contains(&idx) => {
@@ -412,11 +463,31 @@ impl SimUncore {
     /// Writes a human-readable dump of the register file.
     pub(crate) fn dump(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         writeln!(f, "time_ns {}", self.now_ns)?;
-        writeln!(f, "MSR_UNC_PERF_GLOBAL_CTRL   0xe01 = {:#018x}", self.global_ctrl)?;
-        writeln!(f, "MSR_UNC_PERF_GLOBAL_STATUS 0xe02 = {:#018x}", self.global_status)?;
-        writeln!(f, "MSR_UNC_PERF_FIXED_CTRL    0x394 = {:#018x}", self.fixed_ctrl)?;
-        writeln!(f, "MSR_UNC_PERF_FIXED_CTR     0x395 = {:#018x}", self.fixed.value)?;
-        writeln!(f, "MSR_UNC_CBO_CONFIG         0x396 = {:#018x}", u64::from(self.nr_cbox) + 1)?;
+        writeln!(
+            f,
+            "MSR_UNC_PERF_GLOBAL_CTRL   0xe01 = {:#018x}",
+            self.global_ctrl
+        )?;
+        writeln!(
+            f,
+            "MSR_UNC_PERF_GLOBAL_STATUS 0xe02 = {:#018x}",
+            self.global_status
+        )?;
+        writeln!(
+            f,
+            "MSR_UNC_PERF_FIXED_CTRL    0x394 = {:#018x}",
+            self.fixed_ctrl
+        )?;
+        writeln!(
+            f,
+            "MSR_UNC_PERF_FIXED_CTR     0x395 = {:#018x}",
+            self.fixed.value
+        )?;
+        writeln!(
+            f,
+            "MSR_UNC_CBO_CONFIG         0x396 = {:#018x}",
+            u64::from(self.nr_cbox) + 1
+        )?;
         for b in 0..self.nr_cbox {
             for i in 0..2 {
                 writeln!(
@@ -441,7 +512,11 @@ impl SimUncore {
         }
         if self.imc_present {
             for (c, v) in IMC_COUNTERS.iter().zip(&self.imc) {
-                writeln!(f, "MCHBAR+{:#06x} {:<17} = {:#010x}", c.offset, c.name, v.value)?;
+                writeln!(
+                    f,
+                    "MCHBAR+{:#06x} {:<17} = {:#010x}",
+                    c.offset, c.name, v.value
+                )?;
             }
         }
         writeln!(
@@ -517,7 +592,13 @@ pub(crate) fn parse_inject(line: &str) -> Result<InjectCmd, ParseError> {
     if f.next().is_some() {
         return Err(ParseError::FieldCount);
     }
-    Ok(InjectCmd { unit, box_idx, event, umask, count })
+    Ok(InjectCmd {
+        unit,
+        box_idx,
+        event,
+        umask,
+        count,
+    })
 }
 
 #[cfg(test)]
@@ -529,11 +610,23 @@ mod tests {
     fn inject_lines() {
         assert_eq!(
             parse_inject("cbox 0 0x34 0x8f 12345\n"),
-            Ok(InjectCmd { unit: UnitKind::Cbox, box_idx: 0, event: 0x34, umask: 0x8f, count: 12345 })
+            Ok(InjectCmd {
+                unit: UnitKind::Cbox,
+                box_idx: 0,
+                event: 0x34,
+                umask: 0x8f,
+                count: 12345
+            })
         );
         assert_eq!(parse_inject("imc 0 1 0 7").map(|c| c.event), Ok(1));
-        assert_eq!(parse_inject("cbox 0 0x34 0x8f"), Err(ParseError::FieldCount));
-        assert_eq!(parse_inject("cbox 0 0x34 0x8f 1 2"), Err(ParseError::FieldCount));
+        assert_eq!(
+            parse_inject("cbox 0 0x34 0x8f"),
+            Err(ParseError::FieldCount)
+        );
+        assert_eq!(
+            parse_inject("cbox 0 0x34 0x8f 1 2"),
+            Err(ParseError::FieldCount)
+        );
         assert_eq!(parse_inject("pcu 0 1 0 7"), Err(ParseError::Unit));
         assert_eq!(parse_inject("arb 0 0x100 0 7"), Err(ParseError::Number));
         assert_eq!(parse_inject("arb 0 x 0 7"), Err(ParseError::Number));
@@ -552,13 +645,33 @@ mod tests {
     #[test]
     fn fixed_counts_only_when_both_enables_are_set() {
         let mut s = sim();
-        s.wrmsr(MSR_UNC_PERF_FIXED_CTRL, FixedCtrl::CNT_EN.mask(), 0).unwrap();
+        s.wrmsr(MSR_UNC_PERF_FIXED_CTRL, FixedCtrl::CNT_EN.mask(), 0)
+            .unwrap();
         assert_eq!(s.rdmsr(MSR_UNC_PERF_FIXED_CTR, S).unwrap(), 0);
-        s.wrmsr(MSR_UNC_PERF_GLOBAL_CTRL, GlobalCtrl::DRIVER_VALUE.into_raw(), S).unwrap();
-        assert_eq!(s.rdmsr(MSR_UNC_PERF_FIXED_CTR, 2 * S).unwrap(), 1_000_000_000);
+        s.wrmsr(
+            MSR_UNC_PERF_GLOBAL_CTRL,
+            GlobalCtrl::DRIVER_VALUE.into_raw(),
+            S,
+        )
+        .unwrap();
+        assert_eq!(
+            s.rdmsr(MSR_UNC_PERF_FIXED_CTR, 2 * S).unwrap(),
+            1_000_000_000
+        );
         s.wrmsr(MSR_UNC_PERF_FIXED_CTRL, 0, 2 * S).unwrap();
-        assert_eq!(s.rdmsr(MSR_UNC_PERF_FIXED_CTR, 3 * S).unwrap(), 1_000_000_000);
-        assert_eq!(s.stats, Stats { rdmsr: 3, wrmsr: 3, mmio_reads: 0, faults: 0 });
+        assert_eq!(
+            s.rdmsr(MSR_UNC_PERF_FIXED_CTR, 3 * S).unwrap(),
+            1_000_000_000
+        );
+        assert_eq!(
+            s.stats,
+            Stats {
+                rdmsr: 3,
+                wrmsr: 3,
+                mmio_reads: 0,
+                faults: 0
+            }
+        );
     }
 
     #[test]
@@ -566,12 +679,24 @@ mod tests {
         let mut s = sim();
         assert_eq!(
             s.wrmsr(MSR_UNC_PERF_GLOBAL_CTRL, 0x2000_001f, 0),
-            Err(Fault::ReservedBits { msr: 0xe01, bits: 0x10 })
+            Err(Fault::ReservedBits {
+                msr: 0xe01,
+                bits: 0x10
+            })
         );
         assert_eq!(s.rdmsr(MSR_UNC_PERF_GLOBAL_CTRL, 0), Ok(0));
-        assert_eq!(s.wrmsr(MSR_UNC_CBO_CONFIG, 0, 0), Err(Fault::ReadOnly(0x396)));
+        assert_eq!(
+            s.wrmsr(MSR_UNC_CBO_CONFIG, 0, 0),
+            Err(Fault::ReadOnly(0x396))
+        );
         assert_eq!(s.rdmsr(0x740, 0), Err(Fault::UnknownMsr(0x740))); // CBo 4 of 4
-        assert_eq!(s.wrmsr(0x706, 1 << 44, 0), Err(Fault::ReservedBits { msr: 0x706, bits: 1 << 44 }));
+        assert_eq!(
+            s.wrmsr(0x706, 1 << 44, 0),
+            Err(Fault::ReservedBits {
+                msr: 0x706,
+                bits: 1 << 44
+            })
+        );
         assert_eq!(s.mmio_read32(0x5058, 0), Err(Fault::UnknownMmio(0x5058)));
         assert_eq!(s.stats.faults, 5);
         assert_eq!(s.rdmsr(MSR_UNC_CBO_CONFIG, 0), Ok(5));
@@ -589,7 +714,12 @@ mod tests {
     #[test]
     fn injection_matches_event_and_umask_subset() {
         let mut s = sim();
-        s.wrmsr(MSR_UNC_PERF_GLOBAL_CTRL, GlobalCtrl::DRIVER_VALUE.into_raw(), 0).unwrap();
+        s.wrmsr(
+            MSR_UNC_PERF_GLOBAL_CTRL,
+            GlobalCtrl::DRIVER_VALUE.into_raw(),
+            0,
+        )
+        .unwrap();
         let en = PerfEvtSel::EN.mask();
         s.wrmsr(0x700, en | 0x8f34, 0).unwrap();
         s.wrmsr(0x701, en | 0x2134, 0).unwrap();
@@ -597,26 +727,45 @@ mod tests {
         assert_eq!(s.inject(UnitKind::Cbox, 0, 0x34, 0x01, 5, 0), Ok(2));
         assert_eq!(s.rdmsr(0x706, 0), Ok(12350));
         assert_eq!(s.rdmsr(0x707, 0), Ok(5));
-        assert_eq!(s.inject(UnitKind::Cbox, 4, 0x34, 0x01, 5, 0), Err(InjectError::NoSuchBox));
+        assert_eq!(
+            s.inject(UnitKind::Cbox, 4, 0x34, 0x01, 5, 0),
+            Err(InjectError::NoSuchBox)
+        );
     }
 
     #[test]
     fn wrap_of_a_44_bit_counter_sets_status() {
         let mut s = sim();
-        s.wrmsr(MSR_UNC_PERF_GLOBAL_CTRL, GlobalCtrl::DRIVER_VALUE.into_raw(), 0).unwrap();
+        s.wrmsr(
+            MSR_UNC_PERF_GLOBAL_CTRL,
+            GlobalCtrl::DRIVER_VALUE.into_raw(),
+            0,
+        )
+        .unwrap();
         s.wrmsr(0x3B2, PerfEvtSel::EN.mask() | 0x181, 0).unwrap();
         s.preset(UnitKind::Arb, 0, 0, (1 << 44) - 1000, 0).unwrap();
         s.inject(UnitKind::Arb, 0, 0x81, 0x01, 5000, 0).unwrap();
         assert_eq!(s.rdmsr(0x3B0, 0), Ok(4000));
-        assert_eq!(s.rdmsr(MSR_UNC_PERF_GLOBAL_STATUS, 0), Ok(GlobalStatus::ARB_CTR_OVF.mask()));
-        s.wrmsr(MSR_UNC_PERF_GLOBAL_STATUS, GlobalStatus::ARB_CTR_OVF.mask(), 0).unwrap();
+        assert_eq!(
+            s.rdmsr(MSR_UNC_PERF_GLOBAL_STATUS, 0),
+            Ok(GlobalStatus::ARB_CTR_OVF.mask())
+        );
+        s.wrmsr(
+            MSR_UNC_PERF_GLOBAL_STATUS,
+            GlobalStatus::ARB_CTR_OVF.mask(),
+            0,
+        )
+        .unwrap();
         assert_eq!(s.rdmsr(MSR_UNC_PERF_GLOBAL_STATUS, 0), Ok(0));
     }
 
     #[test]
     fn threshold_invert_edge() {
         let sel = |thr: u64, inv: u64, e: u64| {
-            PerfEvtSel::zeroed().with(PerfEvtSel::THR, thr).with(PerfEvtSel::INV, inv).with(PerfEvtSel::E, e)
+            PerfEvtSel::zeroed()
+                .with(PerfEvtSel::THR, thr)
+                .with(PerfEvtSel::INV, inv)
+                .with(PerfEvtSel::E, e)
         };
         assert_eq!(filtered_increment(sel(0, 0, 0), 100, 1000, true), 100);
         assert_eq!(filtered_increment(sel(1, 0, 0), 100, 1000, true), 100);

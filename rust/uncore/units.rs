@@ -67,7 +67,14 @@ pub(crate) struct NamedEvent {
 
 impl NamedEvent {
     const fn new(name: &'static CStr, config: &'static CStr, desc: &'static str) -> Self {
-        Self { name, config, scale: None, unit: None, box0_only: false, desc }
+        Self {
+            name,
+            config,
+            scale: None,
+            unit: None,
+            box0_only: false,
+            desc,
+        }
     }
 }
 
@@ -114,11 +121,31 @@ pub(crate) struct Unit {
     pub(crate) poll_ms: u64,
 }
 
-const FMT_EVENT: Format = Format { name: c"event", spec: c"config:0-7", bits: 0xff };
-const FMT_UMASK: Format = Format { name: c"umask", spec: c"config:8-15", bits: 0xff00 };
-const FMT_EDGE: Format = Format { name: c"edge", spec: c"config:18", bits: 1 << 18 };
-const FMT_INV: Format = Format { name: c"inv", spec: c"config:23", bits: 1 << 23 };
-const FMT_CMASK: Format = Format { name: c"cmask", spec: c"config:24-28", bits: 0x1f00_0000 };
+const FMT_EVENT: Format = Format {
+    name: c"event",
+    spec: c"config:0-7",
+    bits: 0xff,
+};
+const FMT_UMASK: Format = Format {
+    name: c"umask",
+    spec: c"config:8-15",
+    bits: 0xff00,
+};
+const FMT_EDGE: Format = Format {
+    name: c"edge",
+    spec: c"config:18",
+    bits: 1 << 18,
+};
+const FMT_INV: Format = Format {
+    name: c"inv",
+    spec: c"config:23",
+    bits: 1 << 23,
+};
+const FMT_CMASK: Format = Format {
+    name: c"cmask",
+    spec: c"config:24-28",
+    bits: 0x1f00_0000,
+};
 
 /// The `PERFEVTSEL` fields perf may set, in likwid's expected names.
 const EVTSEL_FORMATS: &[Format] = &[FMT_EVENT, FMT_UMASK, FMT_EDGE, FMT_INV, FMT_CMASK];
@@ -205,7 +232,10 @@ const CBOX_EVENTS: &[NamedEvent] = &[
         c"event=0x34,umask=0x26",
         "LLC lookup write requests that found the line in E or S state.",
     ),
-    NamedEvent { box0_only: true, ..CLOCKTICKS },
+    NamedEvent {
+        box0_only: true,
+        ..CLOCKTICKS
+    },
 ];
 
 /// ARB events (Table 3-2). `UNC_CLOCK.SOCKET`, printed in the same table, is the fixed
@@ -244,21 +274,41 @@ const ARB_EVENTS: &[NamedEvent] = &[
 const IMC_SCALE: &CStr = c"6.103515625e-5";
 
 const fn imc_event(name: &'static CStr, config: &'static CStr, desc: &'static str) -> NamedEvent {
-    NamedEvent { scale: Some(IMC_SCALE), unit: Some(c"MiB"), ..NamedEvent::new(name, config, desc) }
+    NamedEvent {
+        scale: Some(IMC_SCALE),
+        unit: Some(c"MiB"),
+        ..NamedEvent::new(name, config, desc)
+    }
 }
 
 /// IMC events (Table 3-3), in Linux's encoding: event code = index into
 /// [`super::regs::IMC_COUNTERS`] + 1.
 const IMC_EVENTS: &[NamedEvent] = &[
-    imc_event(c"data_reads", c"event=0x01", "DRAM_DATA_READS: read CAS commands (64 bytes each)."),
+    imc_event(
+        c"data_reads",
+        c"event=0x01",
+        "DRAM_DATA_READS: read CAS commands (64 bytes each).",
+    ),
     imc_event(
         c"data_writes",
         c"event=0x02",
         "DRAM_DATA_WRITES: write CAS commands (64 bytes each).",
     ),
-    imc_event(c"gt_requests", c"event=0x03", "DRAM_GT_REQUESTS: requests from the GT engine."),
-    imc_event(c"ia_requests", c"event=0x04", "DRAM_IA_REQUESTS: requests from the IA cores."),
-    imc_event(c"io_requests", c"event=0x05", "DRAM_IO_REQUESTS: requests from IO agents."),
+    imc_event(
+        c"gt_requests",
+        c"event=0x03",
+        "DRAM_GT_REQUESTS: requests from the GT engine.",
+    ),
+    imc_event(
+        c"ia_requests",
+        c"event=0x04",
+        "DRAM_IA_REQUESTS: requests from the IA cores.",
+    ),
+    imc_event(
+        c"io_requests",
+        c"event=0x05",
+        "DRAM_IO_REQUESTS: requests from IO agents.",
+    ),
 ];
 
 /// Most CBo boxes driven. The 8th CBo's registers sit at 0xF70 (Linux's CFL quirk); beyond
@@ -291,7 +341,16 @@ pub(crate) const ARB: Unit = Unit {
     box_stride: 0,
     // Occupancy (0x80) counts on counter 0 only (Table 3-2); 0x83 likewise, as Linux keeps it
     // from Sandy Bridge.
-    constraints: &[Constraint { event: 0x80, counters: 0b01 }, Constraint { event: 0x83, counters: 0b01 }],
+    constraints: &[
+        Constraint {
+            event: 0x80,
+            counters: 0b01,
+        },
+        Constraint {
+            event: 0x83,
+            counters: 0b01,
+        },
+    ],
     formats: EVTSEL_FORMATS,
     events: ARB_EVENTS,
     poll_ms: poll_interval_ms(PERFCTR_WIDTH, MAX_UCLK_HZ * MAX_ARB_INC_PER_CYCLE),
@@ -421,7 +480,11 @@ mod tests {
             }
         }
         assert_eq!(CBOX.events.len(), 15);
-        assert!(CBOX.events.iter().chain(ARB.events).all(|e| !e.desc.is_empty()));
+        assert!(CBOX
+            .events
+            .iter()
+            .chain(ARB.events)
+            .all(|e| !e.desc.is_empty()));
         assert_eq!(ARB.events.len(), 5);
     }
 }
