@@ -110,9 +110,8 @@ impl SimLockGuard {
     /// Takes the lock.
     pub(crate) fn lock() -> Self {
         // SAFETY: A raw spinlock with irqsave; released in `drop`.
-        Self {
-            flags: unsafe { sys::skl_glue_sim_lock() },
-        }
+        let flags = unsafe { sys::skl_glue_sim_lock() };
+        Self { flags }
     }
 }
 

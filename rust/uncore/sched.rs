@@ -65,9 +65,9 @@ fn augment(
 ) -> bool {
     let allowed = reqs[i].allowed & ((1u32 << nr) - 1);
     // A free counter first: nothing else moves.
-    for c in 0..nr {
-        if allowed & (1 << c) != 0 && owner[c].is_none() {
-            owner[c] = Some(i);
+    for (c, slot) in owner.iter_mut().enumerate().take(nr) {
+        if allowed & (1 << c) != 0 && slot.is_none() {
+            *slot = Some(i);
             out[i] = c as u8;
             placed[i] = true;
             return true;
