@@ -409,22 +409,9 @@ impl UncorePmu {
                 },
                 GFP_KERNEL,
             )?;
-            // Printed as "<name>.scale", "<name>.unit": static strings below.
-            if let (Some(scale), Some(u)) = (e.scale, e.unit) {
-                events.push(
-                    StrAttr {
-                        name: scale_name(e.name),
-                        value: scale,
-                    },
-                    GFP_KERNEL,
-                )?;
-                events.push(
-                    StrAttr {
-                        name: unit_name(e.name),
-                        value: u,
-                    },
-                    GFP_KERNEL,
-                )?;
+            // The `.scale` and `.unit` files of events that have them.
+            for (name, value) in [e.scale, e.unit].into_iter().flatten() {
+                events.push(StrAttr { name, value }, GFP_KERNEL)?;
             }
         }
         let attrs = PmuAttrs::new(&formats, &events, &**engine)?;
@@ -629,28 +616,6 @@ impl kernel::fmt::Display for PmuName {
         } else {
             write!(f, "uncore_{}", self.0.name)
         }
-    }
-}
-
-/// `events/<name>.scale` file names of the IMC events.
-fn scale_name(name: &CStr) -> &'static CStr {
-    match name.to_bytes() {
-        b"data_reads" => c"data_reads.scale",
-        b"data_writes" => c"data_writes.scale",
-        b"gt_requests" => c"gt_requests.scale",
-        b"ia_requests" => c"ia_requests.scale",
-        _ => c"io_requests.scale",
-    }
-}
-
-/// `events/<name>.unit` file names of the IMC events.
-fn unit_name(name: &CStr) -> &'static CStr {
-    match name.to_bytes() {
-        b"data_reads" => c"data_reads.unit",
-        b"data_writes" => c"data_writes.unit",
-        b"gt_requests" => c"gt_requests.unit",
-        b"ia_requests" => c"ia_requests.unit",
-        _ => c"io_requests.unit",
     }
 }
 

@@ -54,10 +54,10 @@ pub(crate) struct NamedEvent {
     pub(crate) name: &'static CStr,
     /// File content, e.g. `event=0x34,umask=0x8f`.
     pub(crate) config: &'static CStr,
-    /// `.scale` file content, if any.
-    pub(crate) scale: Option<&'static CStr>,
-    /// `.unit` file content, if any.
-    pub(crate) unit: Option<&'static CStr>,
+    /// `<name>.scale` file: its name and content, if any.
+    pub(crate) scale: Option<(&'static CStr, &'static CStr)>,
+    /// `<name>.unit` file: its name and content, if any.
+    pub(crate) unit: Option<(&'static CStr, &'static CStr)>,
     /// Only box 0 of the unit accepts it (the fixed counter belongs to `uncore_cbox_0`).
     pub(crate) box0_only: bool,
     /// What it counts, from the manual (for documentation and tests).
@@ -273,41 +273,54 @@ const ARB_EVENTS: &[NamedEvent] = &[
 /// Scale of the IMC counters: one 64-byte line, in MiB (64 / 2^20).
 const IMC_SCALE: &CStr = c"6.103515625e-5";
 
-const fn imc_event(name: &'static CStr, config: &'static CStr, desc: &'static str) -> NamedEvent {
-    NamedEvent {
-        scale: Some(IMC_SCALE),
-        unit: Some(c"MiB"),
-        ..NamedEvent::new(name, config, desc)
-    }
+/// A C string literal made of string literals.
+macro_rules! cstr {
+    ($($s:expr),+) => {
+        match CStr::from_bytes_with_nul(concat!($($s),+, "\0").as_bytes()) {
+            Ok(c) => c,
+            Err(_) => panic!("not a C string"),
+        }
+    };
+}
+
+/// An IMC event: one 64-byte line per count, shown in MiB.
+macro_rules! imc_event {
+    ($name:literal, $config:literal, $desc:literal) => {
+        NamedEvent {
+            scale: Some((cstr!($name, ".scale"), IMC_SCALE)),
+            unit: Some((cstr!($name, ".unit"), c"MiB")),
+            ..NamedEvent::new(cstr!($name), cstr!($config), $desc)
+        }
+    };
 }
 
 /// IMC events (Table 3-3), in Linux's encoding: event code = index into
 /// [`super::regs::IMC_COUNTERS`] + 1.
 const IMC_EVENTS: &[NamedEvent] = &[
-    imc_event(
-        c"data_reads",
-        c"event=0x01",
-        "DRAM_DATA_READS: read CAS commands (64 bytes each).",
+    imc_event!(
+        "data_reads",
+        "event=0x01",
+        "DRAM_DATA_READS: read CAS commands (64 bytes each)."
     ),
-    imc_event(
-        c"data_writes",
-        c"event=0x02",
-        "DRAM_DATA_WRITES: write CAS commands (64 bytes each).",
+    imc_event!(
+        "data_writes",
+        "event=0x02",
+        "DRAM_DATA_WRITES: write CAS commands (64 bytes each)."
     ),
-    imc_event(
-        c"gt_requests",
-        c"event=0x03",
-        "DRAM_GT_REQUESTS: requests from the GT engine.",
+    imc_event!(
+        "gt_requests",
+        "event=0x03",
+        "DRAM_GT_REQUESTS: requests from the GT engine."
     ),
-    imc_event(
-        c"ia_requests",
-        c"event=0x04",
-        "DRAM_IA_REQUESTS: requests from the IA cores.",
+    imc_event!(
+        "ia_requests",
+        "event=0x04",
+        "DRAM_IA_REQUESTS: requests from the IA cores."
     ),
-    imc_event(
-        c"io_requests",
-        c"event=0x05",
-        "DRAM_IO_REQUESTS: requests from IO agents.",
+    imc_event!(
+        "io_requests",
+        "event=0x05",
+        "DRAM_IO_REQUESTS: requests from IO agents."
     ),
 ];
 
