@@ -27,7 +27,7 @@ use kernel::{
 
 use crate::kabi::{
     cell::OwnedCell,
-    cpuhp::HotplugOps,
+    cpuhp::{Hotplug, HotplugOps},
     perf::{
         Event, EventList, PmuOps, PmuRegistration, EF_RELOAD, EF_START, EF_UPDATE, HES_STOPPED,
         HES_UPTODATE,
@@ -43,7 +43,7 @@ use crate::uncore::{
         MSR_UNC_PERF_FIXED_CTR, MSR_UNC_PERF_FIXED_CTRL, MSR_UNC_PERF_GLOBAL_CTRL, PERFCTR_WIDTH,
     },
     sched::{self, Request},
-    units::{Unit, UnitKind},
+    units::{Unit, UnitKind, ARB, CBOX, CLOCK, IMC},
 };
 
 /// Access to the uncore registers: the real ones, or the simulator's.
@@ -141,18 +141,14 @@ impl Engine {
     }
 
     /// Registers one PMU per box of `unit` (`nr_boxes` of them).
-    pub(crate) fn register_unit(
+    fn register_unit(
         self: &Arc<Self>,
         unit: &'static Unit,
         nr_boxes: u32,
         module: &'static ThisModule,
     ) -> Result {
         for box_idx in 0..nr_boxes {
-            let name = if matches!(unit.kind, UnitKind::Cbox) {
-                CString::try_from_fmt(fmt!("uncore_{}_{}", unit.name, box_idx))?
-            } else {
-                CString::try_from_fmt(fmt!("uncore_{}", unit.name))?
-            };
+            let name = CString::try_from_fmt(fmt!("{}", PmuName(unit, box_idx)))?;
             let pmu = UncorePmu::new(self, unit, box_idx)?;
             let groups = pmu.attrs.groups();
             // SAFETY: `groups` points into `pmu.attrs`, which the registration owns and never
@@ -162,7 +158,11 @@ impl Engine {
                 GFP_KERNEL,
             )
             .inspect_err(|e| {
-                pr_err!("uncore_{}: perf_pmu_register failed: {:?}\n", unit.name, e);
+                pr_err!(
+                    "{}: perf_pmu_register failed: {:?}\n",
+                    PmuName(unit, box_idx),
+                    e
+                );
             })?;
             self.pmus.lock().push(reg, GFP_KERNEL)?;
         }
@@ -170,7 +170,7 @@ impl Engine {
     }
 
     /// Unregisters every PMU and clears the global enable of every package.
-    pub(crate) fn shutdown(&self) {
+    fn shutdown(&self) {
         // Unregister outside the lock: perf may wait for CPU hotplug, which takes it.
         let pmus = core::mem::take(&mut *self.pmus.lock());
         drop(pmus);
@@ -224,6 +224,49 @@ impl Engine {
     }
 }
 
+/// A loaded driver: the engine, its CPU hotplug instance and its PMUs. Dropping it unregisters
+/// the PMUs, then the hotplug instance, and clears the global enables.
+pub(crate) struct Driver {
+    engine: Arc<Engine>,
+    _hotplug: Pin<KBox<Hotplug<Collectors>>>,
+}
+
+impl Driver {
+    /// Registers `nr_cbox` CBo PMUs, the ARB, the clock and, if `imc`, the IMC over `hw`.
+    /// `hotplug_name` names the CPU hotplug state (`perf/<module>:online`).
+    pub(crate) fn new(
+        hw: Arc<dyn Hw>,
+        hotplug_name: &'static CStr,
+        module: &'static ThisModule,
+        nr_cbox: u32,
+        imc: bool,
+    ) -> Result<Self> {
+        let engine = Engine::new(hw)?;
+        let hotplug = KBox::pin_init(
+            Hotplug::new(hotplug_name, Collectors(engine.clone())),
+            GFP_KERNEL,
+        )?;
+        // From here on, an error drops `this`, which unregisters whatever was registered.
+        let this = Self {
+            engine,
+            _hotplug: hotplug,
+        };
+        this.engine.register_unit(&CBOX, nr_cbox, module)?;
+        this.engine.register_unit(&ARB, 1, module)?;
+        this.engine.register_unit(&CLOCK, 1, module)?;
+        if imc {
+            this.engine.register_unit(&IMC, 1, module)?;
+        }
+        Ok(this)
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        self.engine.shutdown();
+    }
+}
+
 impl CpumaskSource for Engine {
     fn fill(&self, mask: &mut kernel::cpumask::CpumaskVar) {
         for p in self.packages.iter() {
@@ -236,7 +279,7 @@ impl CpumaskSource for Engine {
 }
 
 /// CPU hotplug: keep one collector per package and move the events when it leaves.
-pub(crate) struct Collectors(pub(crate) Arc<Engine>);
+struct Collectors(Arc<Engine>);
 
 impl HotplugOps for Collectors {
     fn online(&self, cpu: u32) {
@@ -433,6 +476,20 @@ impl UncorePmu {
         &self.boxes[pkg.min(self.boxes.len() - 1)]
     }
 
+    /// What a generic event asks of the scheduler: the counters its event code may use, and the
+    /// one it holds now. `None` for events on shared counters.
+    fn request(&self, e: &Event) -> Option<Request> {
+        match Target::from_raw(e.hw_config()) {
+            Target::Generic(sel) => Some(Request {
+                allowed: self
+                    .unit
+                    .allowed_counters(sel.get(PerfEvtSel::EVT_SEL) as u8),
+                current: u8::try_from(e.idx()).ok(),
+            }),
+            _ => None,
+        }
+    }
+
     /// Checks that `ev` and the rest of its group fit this PMU's counters.
     fn validate_group(&self, ev: &Event) -> Result {
         let leader = ev.leader();
@@ -447,14 +504,9 @@ impl UncorePmu {
                 return;
             }
             n_all += 1;
-            if let Target::Generic(sel) = Target::from_raw(e.hw_config()) {
+            if let Some(req) = self.request(e) {
                 if n_generic < reqs.len() {
-                    reqs[n_generic] = Request {
-                        allowed: self
-                            .unit
-                            .allowed_counters(sel.get(PerfEvtSel::EVT_SEL) as u8),
-                        current: None,
-                    };
+                    reqs[n_generic] = req;
                 }
                 n_generic += 1;
             }
@@ -542,37 +594,24 @@ impl UncorePmu {
         }; sched::MAX_COUNTERS];
         let mut who = [usize::MAX; sched::MAX_COUNTERS];
         let mut n = 0;
-        let generic = |e: &Event| match Target::from_raw(e.hw_config()) {
-            Target::Generic(sel) => Some(sel),
-            _ => None,
+        let Some(new_req) = self.request(new) else {
+            // Fixed and free-running counters are shared: nothing to schedule.
+            return Ok(());
         };
         for (i, e) in events.iter().enumerate() {
-            if let Some(sel) = generic(e) {
+            if let Some(req) = self.request(e) {
                 if n == reqs.len() {
                     return Err(EBUSY);
                 }
-                reqs[n] = Request {
-                    allowed: self
-                        .unit
-                        .allowed_counters(sel.get(PerfEvtSel::EVT_SEL) as u8),
-                    current: u8::try_from(e.idx()).ok(),
-                };
+                reqs[n] = req;
                 who[n] = i;
                 n += 1;
             }
         }
-        let Some(sel) = generic(new) else {
-            return Ok(());
-        };
         if n == reqs.len() {
             return Err(EBUSY);
         }
-        reqs[n] = Request {
-            allowed: self
-                .unit
-                .allowed_counters(sel.get(PerfEvtSel::EVT_SEL) as u8),
-            current: None,
-        };
+        reqs[n] = new_req;
         n += 1;
         let mut out = [0u8; sched::MAX_COUNTERS];
         if !sched::assign(&reqs[..n], self.unit.nr_generic as usize, &mut out[..n]) {
@@ -658,7 +697,6 @@ impl PmuOps for UncorePmu {
         let collector = u32::try_from(collector)
             .map_err(|_| refuse(self.name(), ENODEV, "no online CPU collects this package"))?;
         ev.set_hw_config(target.to_raw());
-        ev.set_state(HES_STOPPED | HES_UPTODATE);
         match target {
             Target::Generic(_) => {
                 ev.set_idx(IDX_NONE);

@@ -15,9 +15,7 @@ mod kabi;
 #[macro_use]
 mod uncore;
 
-use engine::{Collectors, Engine};
-use kabi::cpuhp::Hotplug;
-use uncore::units::{ARB, CBOX, CLOCK};
+use engine::Driver;
 
 module! {
     type: SklUncore,
@@ -29,32 +27,16 @@ module! {
 
 /// The loaded driver.
 struct SklUncore {
-    engine: Arc<Engine>,
-    _hotplug: Pin<KBox<Hotplug<Collectors>>>,
+    _driver: Driver,
 }
 
 impl kernel::Module for SklUncore {
     fn init(module: &'static ThisModule) -> Result<Self> {
         let nr_cbox = hw::probe()?;
-        let engine = Engine::new(Arc::new(hw::RealHw, GFP_KERNEL)?)?;
-        let hotplug = KBox::pin_init(
-            Hotplug::new(c"perf/skl_uncore:online", Collectors(engine.clone())),
-            GFP_KERNEL,
-        )?;
-        let this = Self {
-            engine,
-            _hotplug: hotplug,
-        };
-        this.engine.register_unit(&CBOX, nr_cbox, module)?;
-        this.engine.register_unit(&ARB, 1, module)?;
-        this.engine.register_unit(&CLOCK, 1, module)?;
+        let hw = Arc::new(hw::RealHw, GFP_KERNEL)?;
+        // No IMC yet: MCHBAR discovery is still to come.
+        let driver = Driver::new(hw, c"perf/skl_uncore:online", module, nr_cbox, false)?;
         pr_info!("{nr_cbox} CBo PMUs, arb and clock registered\n");
-        Ok(this)
-    }
-}
-
-impl Drop for SklUncore {
-    fn drop(&mut self) {
-        self.engine.shutdown();
+        Ok(Self { _driver: driver })
     }
 }

@@ -13,11 +13,10 @@ mod sim_hw;
 #[macro_use]
 mod uncore;
 
-use engine::{Collectors, Engine};
-use kabi::cpuhp::Hotplug;
+use engine::Driver;
 use sim_hw::{SimDebugfs, SimHw};
 use uncore::sim::Rates;
-use uncore::units::{ARB, CBOX, CLOCK, IMC, MAX_CBOX};
+use uncore::units::MAX_CBOX;
 
 module! {
     type: SklUncoreSim,
@@ -43,8 +42,8 @@ module! {
 
 /// The loaded simulator driver.
 struct SklUncoreSim {
-    engine: Arc<Engine>,
-    _hotplug: Pin<KBox<Hotplug<Collectors>>>,
+    // Dropped first: the PMUs go before the debugfs files.
+    _driver: Driver,
     _debugfs: SimDebugfs,
 }
 
@@ -67,29 +66,11 @@ impl kernel::Module for SklUncoreSim {
         };
         let hw = Arc::new(SimHw::new(nr_cbox, imc, rates), GFP_KERNEL)?;
         let debugfs = SimDebugfs::new(&hw)?;
-        let engine = Engine::new(hw)?;
-        let hotplug = KBox::pin_init(
-            Hotplug::new(c"perf/skl_uncore_sim:online", Collectors(engine.clone())),
-            GFP_KERNEL,
-        )?;
-        let this = Self {
-            engine,
-            _hotplug: hotplug,
-            _debugfs: debugfs,
-        };
-        this.engine.register_unit(&CBOX, nr_cbox, module)?;
-        this.engine.register_unit(&ARB, 1, module)?;
-        this.engine.register_unit(&CLOCK, 1, module)?;
-        if imc {
-            this.engine.register_unit(&IMC, 1, module)?;
-        }
+        let driver = Driver::new(hw, c"perf/skl_uncore_sim:online", module, nr_cbox, imc)?;
         pr_info!("simulated uncore: {nr_cbox} CBos, UCLK {uclk_mhz} MHz, IMC {imc}\n");
-        Ok(this)
-    }
-}
-
-impl Drop for SklUncoreSim {
-    fn drop(&mut self) {
-        self.engine.shutdown();
+        Ok(Self {
+            _driver: driver,
+            _debugfs: debugfs,
+        })
     }
 }
