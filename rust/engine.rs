@@ -246,16 +246,33 @@ impl Driver {
             Hotplug::new(hotplug_name, Collectors(engine.clone())),
             GFP_KERNEL,
         )?;
+        let units: [(&'static Unit, u32); 4] = [
+            (&CBOX, nr_cbox),
+            (&ARB, 1),
+            (&CLOCK, 1),
+            (&IMC, u32::from(imc)),
+        ];
+        // Refuse before registering anything if Linux's driver holds our names.
+        for &(unit, nr_boxes) in &units {
+            for box_idx in 0..nr_boxes {
+                let name = CString::try_from_fmt(fmt!("{}", PmuName(unit, box_idx)))?;
+                if platform::pmu_name_taken(&name) {
+                    pr_err!(
+                        "a PMU named {} is already registered, most likely by Linux's \
+                         intel_uncore: unload it first (rmmod intel_uncore)\n",
+                        PmuName(unit, box_idx)
+                    );
+                    return Err(EEXIST);
+                }
+            }
+        }
         // From here on, an error drops `this`, which unregisters whatever was registered.
         let this = Self {
             engine,
             _hotplug: hotplug,
         };
-        this.engine.register_unit(&CBOX, nr_cbox, module)?;
-        this.engine.register_unit(&ARB, 1, module)?;
-        this.engine.register_unit(&CLOCK, 1, module)?;
-        if imc {
-            this.engine.register_unit(&IMC, 1, module)?;
+        for (unit, nr_boxes) in units {
+            this.engine.register_unit(unit, nr_boxes, module)?;
         }
         Ok(this)
     }

@@ -5,9 +5,11 @@
 use kernel::prelude::*;
 
 use crate::engine::Hw;
-use crate::kabi::platform;
-use crate::uncore::regs::{CboConfig, MSR_UNC_CBO_CONFIG};
-use crate::uncore::units::MAX_CBOX;
+use crate::kabi::{mchbar::IoMap, platform};
+use crate::uncore::imc;
+use crate::uncore::regs::{
+    CboConfig, CboCountError, IMC_MAP_SIZE, MSR_UNC_CBO_CONFIG, PCI_MCHBAR_HI, PCI_MCHBAR_LO,
+};
 
 /// Models of the Skylake client uncore (family 6): Skylake, Kaby Lake (with Coffee, Whiskey
 /// and Amber Lake) and Comet Lake, mobile and desktop.
@@ -20,8 +22,17 @@ const SUPPORTED_MODELS: [(u32, &str); 6] = [
     (0xA6, "Comet Lake-L"),
 ];
 
-/// The hardware: RDMSR/WRMSR on the calling CPU.
-pub(crate) struct RealHw;
+/// The hardware: RDMSR/WRMSR on the calling CPU, and the IMC counters if MCHBAR was found.
+pub(crate) struct RealHw {
+    imc: Option<IoMap>,
+}
+
+impl RealHw {
+    /// Whether the IMC counters are mapped.
+    pub(crate) fn has_imc(&self) -> bool {
+        self.imc.is_some()
+    }
+}
 
 impl Hw for RealHw {
     fn rdmsr(&self, msr: u32) -> Result<u64> {
@@ -36,14 +47,44 @@ impl Hw for RealHw {
         platform::wrmsr_on_cpu(cpu, msr, val)
     }
 
-    fn imc_read(&self, _offset: u32) -> Result<u32> {
-        Err(ENODEV)
+    fn imc_read(&self, offset: u32) -> Result<u32> {
+        // 32-bit reads only: the counters sit back to back, a 64-bit read would return two.
+        self.imc.as_ref().ok_or(ENODEV)?.read32(offset)
     }
 }
 
-/// Checks that this is a supported part on bare metal and returns its number of CBos.
-/// Every refusal is one line in the log and `ENODEV`.
-pub(crate) fn probe() -> Result<u32> {
+/// Maps the IMC counters, if the host bridge is one of ours and MCHBAR is enabled. Without
+/// them the other PMUs still work, as in Linux.
+fn map_imc() -> Option<IoMap> {
+    let (vendor, device, lo) = bridge_read(PCI_MCHBAR_LO)?;
+    let (_, _, hi) = bridge_read(PCI_MCHBAR_HI)?;
+    match imc::locate(vendor, device, lo, hi) {
+        Ok(loc) => match IoMap::new(loc.base, IMC_MAP_SIZE) {
+            Ok(map) => Some(map),
+            Err(e) => {
+                pr_info!(
+                    "{}: cannot map MCHBAR at {:#x} ({:?}): no uncore_imc\n",
+                    loc.bridge,
+                    loc.base,
+                    e
+                );
+                None
+            }
+        },
+        Err(e) => {
+            pr_info!("no uncore_imc: {:?}\n", e);
+            None
+        }
+    }
+}
+
+fn bridge_read(offset: u16) -> Option<(u16, u16, u32)> {
+    crate::kabi::mchbar::host_bridge_read(offset).ok()
+}
+
+/// Checks that this is a supported part on bare metal, and returns its number of CBos and the
+/// hardware access. Every refusal is one line in the log and `ENODEV`.
+pub(crate) fn probe() -> Result<(u32, RealHw)> {
     let id = platform::cpu_ident();
     let model = SUPPORTED_MODELS
         .iter()
@@ -62,17 +103,16 @@ pub(crate) fn probe() -> Result<u32> {
     }
     // A missing MSR faults; one that a hypervisor or emulator fakes reads 0.
     let cfg = CboConfig::from_raw(platform::rdmsr(MSR_UNC_CBO_CONFIG).unwrap_or(0));
-    let Some(nr_cbox) = cfg.nr_cbox() else {
-        pr_info!(
-            "{name}: MSR_UNC_CBO_CONFIG reads {:#x}, no CBo reported: no uncore PMU here, not loading\n",
-            cfg.into_raw()
-        );
-        return Err(ENODEV);
+    let nr_cbox = match cfg.cbox_count(platform::cores_per_package()) {
+        Ok(n) => n,
+        Err(CboCountError::NoCbo(raw)) => {
+            pr_info!("{name}: MSR_UNC_CBO_CONFIG reads {raw:#x}, no CBo reported: no uncore PMU here, not loading\n");
+            return Err(ENODEV);
+        }
+        Err(CboCountError::TooMany { cbos, cores }) => {
+            pr_info!("{name}: MSR_UNC_CBO_CONFIG reports {cbos} CBos for {cores} cores: not trusted, not loading\n");
+            return Err(ENODEV);
+        }
     };
-    let cores = platform::cores_per_package();
-    if nr_cbox > cores.max(MAX_CBOX) {
-        pr_info!("{name}: MSR_UNC_CBO_CONFIG reports {nr_cbox} CBos for {cores} cores: not trusted, not loading\n");
-        return Err(ENODEV);
-    }
-    Ok(nr_cbox.min(MAX_CBOX))
+    Ok((nr_cbox, RealHw { imc: map_imc() }))
 }

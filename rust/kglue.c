@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* See kabi/kglue.h. */
 #include <linux/cpuhotplug.h>
+#include <linux/io.h>
+#include <linux/namei.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
 #include <linux/cpumask.h>
 #include <linux/sysfs.h>
 #include <linux/topology.h>
@@ -83,6 +87,50 @@ void skl_glue_cpuhp_remove(int state, struct hlist_node *node)
 int skl_glue_wrmsr_on_cpu(unsigned int cpu, u32 msr, u64 val)
 {
 	return wrmsrq_safe_on_cpu(cpu, msr, val);
+}
+
+int skl_glue_host_bridge_read(u16 *vendor, u16 *device, u16 offset, u32 *val)
+{
+	struct pci_dev *pdev = pci_get_domain_bus_and_slot(0, 0, PCI_DEVFN(0, 0));
+	int ret;
+
+	if (!pdev)
+		return -ENODEV;
+	*vendor = pdev->vendor;
+	*device = pdev->device;
+	ret = pci_read_config_dword(pdev, offset, val);
+	pci_dev_put(pdev);
+	return ret ? -EIO : 0;
+}
+
+void __iomem *skl_glue_ioremap(u64 phys, size_t size)
+{
+	return ioremap(phys, size);
+}
+
+void skl_glue_iounmap(void __iomem *addr)
+{
+	iounmap(addr);
+}
+
+u32 skl_glue_readl(const void __iomem *base, u32 offset)
+{
+	return readl(base + offset);
+}
+
+bool skl_glue_pmu_name_taken(const char *name)
+{
+	char *p = kasprintf(GFP_KERNEL, "/sys/bus/event_source/devices/%s", name);
+	struct path path;
+	bool taken;
+
+	if (!p)
+		return false;
+	taken = !kern_path(p, 0, &path);
+	if (taken)
+		path_put(&path);
+	kfree(p);
+	return taken;
 }
 
 ssize_t skl_glue_emit_cpumask(char *buf, const struct cpumask *mask)

@@ -4,9 +4,14 @@
 //! module has this file.
 //!
 //! `/sys/kernel/debug/skl_uncore_sim/`:
-//! - `regs`: the register file, counters and access counts (read);
-//! - `inject`: `UNIT BOX EVENT UMASK COUNT` adds COUNT events (write; see
-//!   [`SimUncore::inject`]).
+//! - `regs` (read): the register file, counters, rates and access counts;
+//! - `inject` (write): `UNIT BOX EVENT UMASK COUNT` adds COUNT events ([`SimUncore::inject`]);
+//! - `preset` (write): `UNIT BOX COUNTER VALUE` sets a counter, e.g. near its wrap point;
+//! - `rate` (write): `UNIT BOX COUNTER RATE` sets a background rate per second.
+//!
+//! UNIT is cbox, arb, clock or imc. COUNTER is the generic counter (cbox, arb; for `rate`
+//! 0 means the whole box), 0 for the clock, and the event code 1..5 for the IMC. A refused
+//! line changes nothing and fails the write with `EINVAL` and one line in the log.
 
 use kernel::{
     debugfs::{Dir, File},
@@ -16,8 +21,12 @@ use kernel::{
 };
 
 use crate::engine::Hw;
-use crate::kabi::platform::SimLocked;
-use crate::uncore::sim::{parse_inject, Fault, Rates, SimUncore};
+use crate::kabi::platform::{now_ns, SimLocked};
+use crate::uncore::{
+    imc,
+    regs::{CboConfig, MSR_UNC_CBO_CONFIG, PCI_MCHBAR_HI, PCI_MCHBAR_LO},
+    sim::{parse_counter_cmd, parse_inject, Fault, Rates, SimUncore},
+};
 
 /// The simulated registers, serialised by a raw spinlock (accessed from PMU callbacks and
 /// hard-irq timers).
@@ -25,37 +34,56 @@ pub(crate) struct SimHw {
     model: SimLocked<SimUncore>,
 }
 
-use crate::kabi::platform::now_ns;
-
 fn fault_to_err(_f: Fault) -> Error {
     // What `rdmsr_safe`/`wrmsr_safe` report for a #GP.
     EIO
 }
 
 impl SimHw {
-    /// A simulated uncore with `nr_cbox` CBos, an IMC if `imc`, UCLK at `uclk_hz`.
+    /// A simulated uncore with `nr_cbox` CBos, an IMC if `imc`, and `rates`.
     pub(crate) fn new(nr_cbox: u32, imc: bool, rates: Rates) -> Self {
         Self {
             model: SimLocked::new(SimUncore::new(nr_cbox, imc, rates)),
         }
     }
 
-    /// Runs `f` on the model.
-    pub(crate) fn with<R>(&self, f: impl FnOnce(&mut SimUncore) -> R) -> R {
+    /// Discovers the simulated uncore the way the production module discovers the real one:
+    /// the CBo count from `MSR_UNC_CBO_CONFIG`, the IMC from the host bridge's MCHBAR.
+    pub(crate) fn discover(&self, cores: u32) -> Result<(u32, bool)> {
+        let cfg = CboConfig::from_raw(self.rdmsr(MSR_UNC_CBO_CONFIG)?);
+        let nr_cbox = cfg.cbox_count(cores).map_err(|e| {
+            pr_err!("simulated MSR_UNC_CBO_CONFIG: {e:?}\n");
+            ENODEV
+        })?;
+        let (id, lo, hi) = self.model.with(|m| {
+            (
+                m.pci_config_read32(0),
+                m.pci_config_read32(PCI_MCHBAR_LO),
+                m.pci_config_read32(PCI_MCHBAR_HI),
+            )
+        });
+        let imc = match imc::locate(id as u16, (id >> 16) as u16, lo, hi) {
+            Ok(_) => true,
+            Err(e) => {
+                pr_info!("no uncore_imc: {e:?}\n");
+                false
+            }
+        };
+        Ok((nr_cbox, imc))
+    }
+
+    fn with<R>(&self, f: impl FnOnce(&mut SimUncore) -> R) -> R {
         self.model.with(f)
     }
 }
 
 impl Hw for SimHw {
     fn rdmsr(&self, msr: u32) -> Result<u64> {
-        self.model
-            .with(|m| m.rdmsr(msr, now_ns()))
-            .map_err(fault_to_err)
+        self.with(|m| m.rdmsr(msr, now_ns())).map_err(fault_to_err)
     }
 
     fn wrmsr(&self, msr: u32, val: u64) -> Result {
-        self.model
-            .with(|m| m.wrmsr(msr, val, now_ns()))
+        self.with(|m| m.wrmsr(msr, val, now_ns()))
             .map_err(fault_to_err)
     }
 
@@ -65,40 +93,53 @@ impl Hw for SimHw {
     }
 
     fn imc_read(&self, offset: u32) -> Result<u32> {
-        self.model
-            .with(|m| m.mmio_read32(offset, now_ns()))
+        self.with(|m| m.mmio_read32(offset, now_ns()))
             .map_err(fault_to_err)
     }
 }
 
 /// The debugfs files; removed when dropped.
 pub(crate) struct SimDebugfs {
-    _regs: Pin<KBox<File<Arc<SimHw>>>>,
-    _inject: Pin<KBox<File<Arc<SimHw>>>>,
+    _files: [Pin<KBox<File<Arc<SimHw>>>>; 4],
     _dir: Dir,
 }
 
 fn show_regs(hw: &Arc<SimHw>, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-    // Format into the model's lock-free snapshot: the dump is short.
     hw.with(|m| {
         m.advance(now_ns());
         m.dump(f)
     })
 }
 
-fn write_inject(hw: &Arc<SimHw>, reader: &mut UserSliceReader) -> Result {
-    let mut buf = [0u8; 96];
+/// Reads one line written to a debugfs file.
+fn read_line<'a>(
+    file: &str,
+    reader: &mut UserSliceReader,
+    buf: &'a mut [u8; 96],
+) -> Result<&'a str> {
     let n = reader.len();
     if n > buf.len() {
-        pr_info!("inject: line too long ({n} bytes)\n");
+        pr_info!("{file}: line too long ({n} bytes)\n");
         return Err(EINVAL);
     }
     reader.read_slice(&mut buf[..n])?;
-    let line = core::str::from_utf8(&buf[..n]).map_err(|_| EINVAL)?;
-    let cmd = parse_inject(line).map_err(|e| {
-        pr_info!("inject: {e:?}: expected 'UNIT BOX EVENT UMASK COUNT', UNIT one of cbox|arb|clock|imc\n");
+    core::str::from_utf8(&buf[..n]).map_err(|_| {
+        pr_info!("{file}: not text\n");
         EINVAL
-    })?;
+    })
+}
+
+/// Logs why `file` refused a line and returns `EINVAL`.
+fn refused(file: &str, why: impl core::fmt::Debug, usage: &str) -> Error {
+    pr_info!("{file}: {why:?}: expected '{usage}'\n");
+    EINVAL
+}
+
+fn write_inject(hw: &Arc<SimHw>, reader: &mut UserSliceReader) -> Result {
+    const USAGE: &str = "UNIT BOX EVENT UMASK COUNT', UNIT one of cbox|arb|clock|imc";
+    let mut buf = [0u8; 96];
+    let cmd = parse_inject(read_line("inject", reader, &mut buf)?)
+        .map_err(|e| refused("inject", e, USAGE))?;
     hw.with(|m| {
         m.inject(
             cmd.unit,
@@ -110,27 +151,51 @@ fn write_inject(hw: &Arc<SimHw>, reader: &mut UserSliceReader) -> Result {
         )
     })
     .map(|_| ())
-    .map_err(|e| {
-        pr_info!("inject: {e:?}\n");
-        EINVAL
-    })
+    .map_err(|e| refused("inject", e, USAGE))
+}
+
+fn write_preset(hw: &Arc<SimHw>, reader: &mut UserSliceReader) -> Result {
+    const USAGE: &str = "UNIT BOX COUNTER VALUE";
+    let mut buf = [0u8; 96];
+    let cmd = parse_counter_cmd(read_line("preset", reader, &mut buf)?)
+        .map_err(|e| refused("preset", e, USAGE))?;
+    hw.with(|m| m.preset(cmd.unit, cmd.box_idx, cmd.counter, cmd.value, now_ns()))
+        .map_err(|e| refused("preset", e, USAGE))
+}
+
+fn write_rate(hw: &Arc<SimHw>, reader: &mut UserSliceReader) -> Result {
+    const USAGE: &str = "UNIT BOX COUNTER RATE";
+    let mut buf = [0u8; 96];
+    let cmd = parse_counter_cmd(read_line("rate", reader, &mut buf)?)
+        .map_err(|e| refused("rate", e, USAGE))?;
+    hw.with(|m| m.set_rate(cmd.unit, cmd.box_idx, cmd.counter, cmd.value, now_ns()))
+        .map_err(|e| refused("rate", e, USAGE))
 }
 
 impl SimDebugfs {
     /// Creates `/sys/kernel/debug/skl_uncore_sim/`.
     pub(crate) fn new(hw: &Arc<SimHw>) -> Result<Self> {
         let dir = Dir::new(c"skl_uncore_sim");
-        let regs = KBox::pin_init(
-            dir.read_callback_file(c"regs", hw.clone(), &show_regs),
-            GFP_KERNEL,
-        )?;
-        let inject = KBox::pin_init(
-            dir.write_callback_file(c"inject", hw.clone(), &write_inject),
-            GFP_KERNEL,
-        )?;
+        let files = [
+            KBox::pin_init(
+                dir.read_callback_file(c"regs", hw.clone(), &show_regs),
+                GFP_KERNEL,
+            )?,
+            KBox::pin_init(
+                dir.write_callback_file(c"inject", hw.clone(), &write_inject),
+                GFP_KERNEL,
+            )?,
+            KBox::pin_init(
+                dir.write_callback_file(c"preset", hw.clone(), &write_preset),
+                GFP_KERNEL,
+            )?,
+            KBox::pin_init(
+                dir.write_callback_file(c"rate", hw.clone(), &write_rate),
+                GFP_KERNEL,
+            )?,
+        ];
         Ok(Self {
-            _regs: regs,
-            _inject: inject,
+            _files: files,
             _dir: dir,
         })
     }

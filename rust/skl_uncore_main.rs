@@ -3,8 +3,9 @@
 //! skl_uncore: perf PMUs for the uncore of 6th-generation Intel Core processors (Skylake client,
 //! and the same uncore in Kaby, Coffee, Whiskey, Amber and Comet Lake).
 //!
-//! Registers `uncore_cbox_N` (one per LLC slice), `uncore_arb` and `uncore_clock`. See
-//! `Documentation/skl-uncore.rst`.
+//! Registers `uncore_cbox_N` (one per LLC slice), `uncore_arb`, `uncore_clock` and, when the
+//! host bridge shows an enabled MCHBAR, `uncore_imc`. See
+//! `Documentation/design.rst`.
 
 use kernel::prelude::*;
 use kernel::sync::Arc;
@@ -32,11 +33,14 @@ struct SklUncore {
 
 impl kernel::Module for SklUncore {
     fn init(module: &'static ThisModule) -> Result<Self> {
-        let nr_cbox = hw::probe()?;
-        let hw = Arc::new(hw::RealHw, GFP_KERNEL)?;
-        // No IMC yet: MCHBAR discovery is still to come.
-        let driver = Driver::new(hw, c"perf/skl_uncore:online", module, nr_cbox, false)?;
-        pr_info!("{nr_cbox} CBo PMUs, arb and clock registered\n");
+        let (nr_cbox, hw) = hw::probe()?;
+        let imc = hw.has_imc();
+        let hw = Arc::new(hw, GFP_KERNEL)?;
+        let driver = Driver::new(hw, c"perf/skl_uncore:online", module, nr_cbox, imc)?;
+        pr_info!(
+            "{nr_cbox} CBo PMUs, arb, clock and {} registered\n",
+            if imc { "imc" } else { "no imc" }
+        );
         Ok(Self { _driver: driver })
     }
 }

@@ -65,8 +65,16 @@ impl kernel::Module for SklUncoreSim {
             ..Rates::default()
         };
         let hw = Arc::new(SimHw::new(nr_cbox, imc, rates), GFP_KERNEL)?;
+        // The simulated package has as many cores as CBos.
+        let (found_cbox, found_imc) = hw.discover(nr_cbox)?;
         let debugfs = SimDebugfs::new(&hw)?;
-        let driver = Driver::new(hw, c"perf/skl_uncore_sim:online", module, nr_cbox, imc)?;
+        let driver = Driver::new(
+            hw,
+            c"perf/skl_uncore_sim:online",
+            module,
+            found_cbox,
+            found_imc,
+        )?;
         pr_info!("simulated uncore: {nr_cbox} CBos, UCLK {uclk_mhz} MHz, IMC {imc}\n");
         Ok(Self {
             _driver: driver,

@@ -41,6 +41,18 @@ void skl_glue_cpuhp_remove(int state, struct hlist_node *node);
 /* WRMSR on @cpu, from process context (may sleep). */
 int skl_glue_wrmsr_on_cpu(unsigned int cpu, u32 msr, u64 val);
 
+/* PCI 0:0.0's vendor and device IDs and the dword at @offset of its configuration space,
+ * read without binding a driver to it. -ENODEV if there is no such device. */
+int skl_glue_host_bridge_read(u16 *vendor, u16 *device, u16 offset, u32 *val);
+
+/* ioremap()/iounmap() of MCHBAR and a 32-bit read in it. */
+void __iomem *skl_glue_ioremap(u64 phys, size_t size);
+void skl_glue_iounmap(void __iomem *addr);
+u32 skl_glue_readl(const void __iomem *base, u32 offset);
+
+/* Whether a perf PMU named @name is registered (by another driver). */
+bool skl_glue_pmu_name_taken(const char *name);
+
 /* sysfs_emit(buf, "%*pbl\n", mask). */
 ssize_t skl_glue_emit_cpumask(char *buf, const struct cpumask *mask);
 

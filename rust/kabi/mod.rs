@@ -7,6 +7,8 @@
 
 pub(crate) mod cell;
 pub(crate) mod cpuhp;
+#[cfg(not(skl_sim))]
+pub(crate) mod mchbar;
 pub(crate) mod perf;
 #[path = "perf_sys.rs"]
 mod perf_sys;

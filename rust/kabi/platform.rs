@@ -3,7 +3,8 @@
 //! CPU identification, topology and MSR access, through the C glue (`rust/kglue.c`).
 
 #[cfg(not(skl_sim))]
-use kernel::{error::to_result, prelude::*};
+use kernel::error::to_result;
+use kernel::prelude::*;
 
 use super::perf_sys as sys;
 
@@ -68,6 +69,12 @@ pub(crate) fn cpu_ident() -> CpuIdent {
         model: vfm & 0xff,
         hypervisor,
     }
+}
+
+/// Whether another driver (Linux's `intel_uncore`) registered a PMU called `name`.
+pub(crate) fn pmu_name_taken(name: &CStr) -> bool {
+    // SAFETY: `name` is a valid C string; the glue looks the name up in sysfs.
+    unsafe { sys::skl_glue_pmu_name_taken(name.as_char_ptr()) }
 }
 
 /// Logical package of `cpu`.

@@ -74,6 +74,22 @@ bitfield! {
 }
 
 impl CboConfig {
+    /// The CBo PMUs to register for a package of `cores` cores, or why not.
+    ///
+    /// The register counts C-Boxes "including processor cores and processor graphics" and
+    /// the manual says to subtract one. More CBos than cores means the register is not what we
+    /// think it is. Beyond [`super::units::MAX_CBOX`] no MSR addresses are known: the count is
+    /// capped there (10-core Comet Lake).
+    pub(crate) fn cbox_count(self, cores: u32) -> Result<u32, CboCountError> {
+        let n = self
+            .nr_cbox()
+            .ok_or(CboCountError::NoCbo(self.into_raw()))?;
+        if n > cores.max(1) {
+            return Err(CboCountError::TooMany { cbos: n, cores });
+        }
+        Ok(n.min(super::units::MAX_CBOX))
+    }
+
     /// Number of CBo PMUs this register reports, or `None` when it reads as no CBo at all
     /// (0 or 1: a hypervisor that returns 0 for unknown MSRs must not underflow into 15).
     pub(crate) const fn nr_cbox(self) -> Option<u32> {
@@ -82,6 +98,15 @@ impl CboConfig {
             n => Some(n as u32 - 1),
         }
     }
+}
+
+/// Why `MSR_UNC_CBO_CONFIG` gives no usable CBo count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CboCountError {
+    /// It reads 0 or 1 (the raw value): no uncore, or an emulator that returns 0.
+    NoCbo(u64),
+    /// It reports more CBos than the package has cores.
+    TooMany { cbos: u32, cores: u32 },
 }
 
 bitfield! {
@@ -203,6 +228,20 @@ mod tests {
         assert_eq!(CboConfig::from_raw(1).nr_cbox(), None);
         assert_eq!(CboConfig::from_raw(5).nr_cbox(), Some(4));
         assert_eq!(CboConfig::from_raw(0xf5).nr_cbox(), Some(4));
+    }
+
+    #[test]
+    fn cbox_count_checks() {
+        assert_eq!(CboConfig::from_raw(5).cbox_count(4), Ok(4));
+        assert_eq!(
+            CboConfig::from_raw(0).cbox_count(4),
+            Err(CboCountError::NoCbo(0))
+        );
+        assert_eq!(
+            CboConfig::from_raw(9).cbox_count(4),
+            Err(CboCountError::TooMany { cbos: 8, cores: 4 })
+        );
+        assert_eq!(CboConfig::from_raw(11).cbox_count(10), Ok(8));
     }
 
     #[test]

@@ -44,6 +44,11 @@ pub(crate) struct Stats {
     pub(crate) mmio_reads: u64,
     /// Accesses refused.
     pub(crate) faults: u64,
+    /// PCI configuration reads of the host bridge.
+    pub(crate) pci_reads: u64,
+    /// Counters enabled with an event their counter cannot count (ARB occupancy on counter
+    /// 1): the hardware accepts it and counts garbage, so the model counts it as a driver bug.
+    pub(crate) constraint_violations: u64,
 }
 
 /// A counter and the fractional counts carried between time steps, so that counting at a rate
@@ -324,7 +329,15 @@ impl SimUncore {
             Reg::FixedCtrl => self.fixed_ctrl = value,
             Reg::FixedCtr => self.fixed.value = value,
             Reg::CboConfig => {}
-            Reg::EvtSel(b, i) => self.evtsel[b][i] = value,
+            Reg::EvtSel(b, i) => {
+                let sel = PerfEvtSel::from_raw(value);
+                let unit = if b == ARB_BOX { &ARB } else { &CBOX };
+                let event = sel.get(PerfEvtSel::EVT_SEL) as u8;
+                if sel.is_set(PerfEvtSel::EN) && unit.allowed_counters(event) & (1 << i) == 0 {
+                    self.stats.constraint_violations += 1;
+                }
+                self.evtsel[b][i] = value;
+            }
             Reg::Ctr(b, i) => self.ctr[b][i].value = value,
         }
         Ok(())
@@ -338,6 +351,47 @@ impl SimUncore {
             Some(i) if self.imc_present => Ok(self.imc[i].value as u32),
             _ => Err(self.fault(Fault::UnknownMmio(offset))),
         }
+    }
+
+    /// A 32-bit read of the host bridge's PCI configuration space (0:0.0): a Skylake-S
+    /// quad-core bridge (0x191F) whose `MCHBAR` is enabled when the IMC is present.
+    pub(crate) fn pci_config_read32(&mut self, offset: u16) -> u32 {
+        self.stats.pci_reads += 1;
+        match offset {
+            0x00 => 0x191f_8086,
+            PCI_MCHBAR_LO => SIM_MCHBAR_BASE as u32 | u32::from(self.imc_present),
+            PCI_MCHBAR_HI => (SIM_MCHBAR_BASE >> 32) as u32,
+            _ => 0,
+        }
+    }
+
+    /// Sets a background rate (per second): `counter` is 0 for a CBo or ARB box (all its
+    /// generic counters), 0 for the clock (UCLK), or the IMC event code (1..5).
+    pub(crate) fn set_rate(
+        &mut self,
+        unit: UnitKind,
+        box_idx: u32,
+        counter: u32,
+        rate: u64,
+        now_ns: u64,
+    ) -> Result<(), InjectError> {
+        if rate > MAX_RATE {
+            return Err(InjectError::BadValue);
+        }
+        self.advance(now_ns);
+        let slot = match unit {
+            UnitKind::Cbox if box_idx < self.nr_cbox && counter == 0 => {
+                &mut self.rates.generic[box_idx as usize]
+            }
+            UnitKind::Arb if box_idx == 0 && counter == 0 => &mut self.rates.generic[ARB_BOX],
+            UnitKind::Clock if box_idx == 0 && counter == 0 => &mut self.rates.uclk_hz,
+            UnitKind::Imc if self.imc_present && box_idx == 0 && (1..=5).contains(&counter) => {
+                &mut self.rates.imc[counter as usize - 1]
+            }
+            _ => return Err(InjectError::NoSuchBox),
+        };
+        *slot = rate;
+        Ok(())
     }
 
     /// Simulates a burst of `count` events (`count` consecutive cycles with an increment of 1)
@@ -427,8 +481,6 @@ impl SimUncore {
         }
     }
 
-    // Not reachable from debugfs yet: the wrap presets come with the units issue.
-    #[cfg_attr(not(test), allow(dead_code))]
     /// Sets a counter's value directly, bypassing the access counts: presets near the wrap
     /// point for tests. `idx` is the generic counter (CBo, ARB) or IMC event code (1..5).
     pub(crate) fn preset(
@@ -521,8 +573,18 @@ impl SimUncore {
         }
         writeln!(
             f,
-            "accesses rdmsr {} wrmsr {} mmio {} faults {}",
-            self.stats.rdmsr, self.stats.wrmsr, self.stats.mmio_reads, self.stats.faults
+            "rates uclk {} generic {:?} imc {:?}",
+            self.rates.uclk_hz, self.rates.generic, self.rates.imc
+        )?;
+        writeln!(f, "violations {}", self.stats.constraint_violations)?;
+        writeln!(
+            f,
+            "accesses rdmsr {} wrmsr {} mmio {} pci {} faults {}",
+            self.stats.rdmsr,
+            self.stats.wrmsr,
+            self.stats.mmio_reads,
+            self.stats.pci_reads,
+            self.stats.faults
         )?;
         if let Some(fault) = self.last_fault {
             writeln!(f, "last_fault {fault:?}")?;
@@ -531,14 +593,23 @@ impl SimUncore {
     }
 }
 
-/// Why an injection or preset was refused.
+/// Why an injection, preset or rate change was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum InjectError {
-    /// The unit has no such box.
+    /// The unit has no such box or counter.
     NoSuchBox,
     /// IMC events are 1..5 with umask 0.
     BadEvent,
+    /// A rate above [`MAX_RATE`].
+    BadValue,
 }
+
+/// Highest background rate the model takes: 1e10 per second keeps its exact arithmetic in
+/// 64 bits, and is twice the fastest UCLK.
+pub(crate) const MAX_RATE: u64 = 10_000_000_000;
+
+/// Physical address the simulated `MCHBAR` reports (never mapped: the model serves the reads).
+pub(crate) const SIM_MCHBAR_BASE: u64 = 0xfed1_0000;
 
 /// A parsed `inject` command: `UNIT BOX EVENT UMASK COUNT`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -574,30 +645,67 @@ fn parse_num(s: &str) -> Result<u64, ParseError> {
     r.map_err(|_| ParseError::Number)
 }
 
-/// Parses one `inject` line.
-pub(crate) fn parse_inject(line: &str) -> Result<InjectCmd, ParseError> {
+fn parse_unit(s: &str) -> Result<UnitKind, ParseError> {
+    match s {
+        "cbox" => Ok(UnitKind::Cbox),
+        "arb" => Ok(UnitKind::Arb),
+        "clock" => Ok(UnitKind::Clock),
+        "imc" => Ok(UnitKind::Imc),
+        _ => Err(ParseError::Unit),
+    }
+}
+
+/// Splits `UNIT N1 .. NK` into the unit and exactly `K` numbers (decimal or 0x hex).
+pub(crate) fn parse_line<const K: usize>(line: &str) -> Result<(UnitKind, [u64; K]), ParseError> {
     let mut f = line.split_ascii_whitespace();
-    let mut next = || f.next().ok_or(ParseError::FieldCount);
-    let unit = match next()? {
-        "cbox" => UnitKind::Cbox,
-        "arb" => UnitKind::Arb,
-        "clock" => UnitKind::Clock,
-        "imc" => UnitKind::Imc,
-        _ => return Err(ParseError::Unit),
-    };
-    let box_idx = u32::try_from(parse_num(next()?)?).map_err(|_| ParseError::Number)?;
-    let event = u8::try_from(parse_num(next()?)?).map_err(|_| ParseError::Number)?;
-    let umask = u8::try_from(parse_num(next()?)?).map_err(|_| ParseError::Number)?;
-    let count = parse_num(next()?)?;
+    let unit = parse_unit(f.next().ok_or(ParseError::FieldCount)?)?;
+    let mut nums = [0u64; K];
+    for n in nums.iter_mut() {
+        *n = parse_num(f.next().ok_or(ParseError::FieldCount)?)?;
+    }
     if f.next().is_some() {
         return Err(ParseError::FieldCount);
     }
+    Ok((unit, nums))
+}
+
+fn narrow<T: TryFrom<u64>>(v: u64) -> Result<T, ParseError> {
+    T::try_from(v).map_err(|_| ParseError::Number)
+}
+
+/// Parses one `inject` line.
+pub(crate) fn parse_inject(line: &str) -> Result<InjectCmd, ParseError> {
+    let (unit, [box_idx, event, umask, count]) = parse_line::<4>(line)?;
     Ok(InjectCmd {
         unit,
-        box_idx,
-        event,
-        umask,
+        box_idx: narrow(box_idx)?,
+        event: narrow(event)?,
+        umask: narrow(umask)?,
         count,
+    })
+}
+
+/// A `preset` or `rate` line: `UNIT BOX COUNTER VALUE`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CounterCmd {
+    /// cbox, arb, clock or imc.
+    pub(crate) unit: UnitKind,
+    /// Box number within the unit.
+    pub(crate) box_idx: u32,
+    /// Generic counter index; 0 for the clock; the IMC event code (1..5).
+    pub(crate) counter: u32,
+    /// The value or rate.
+    pub(crate) value: u64,
+}
+
+/// Parses a `preset` or `rate` line.
+pub(crate) fn parse_counter_cmd(line: &str) -> Result<CounterCmd, ParseError> {
+    let (unit, [box_idx, counter, value]) = parse_line::<3>(line)?;
+    Ok(CounterCmd {
+        unit,
+        box_idx: narrow(box_idx)?,
+        counter: narrow(counter)?,
+        value,
     })
 }
 
@@ -631,6 +739,46 @@ mod tests {
         assert_eq!(parse_inject("arb 0 0x100 0 7"), Err(ParseError::Number));
         assert_eq!(parse_inject("arb 0 x 0 7"), Err(ParseError::Number));
         assert_eq!(parse_inject(""), Err(ParseError::FieldCount));
+        assert_eq!(
+            parse_counter_cmd("imc 0 1 0x12345678"),
+            Ok(CounterCmd {
+                unit: UnitKind::Imc,
+                box_idx: 0,
+                counter: 1,
+                value: 0x1234_5678
+            })
+        );
+        assert_eq!(parse_counter_cmd("arb 0 0"), Err(ParseError::FieldCount));
+    }
+
+    #[test]
+    fn pci_config_and_rates() {
+        let mut s = sim();
+        assert_eq!(s.pci_config_read32(0), 0x191f_8086);
+        assert_eq!(s.pci_config_read32(0x48), 0xfed1_0001);
+        assert_eq!(
+            SimUncore::new(1, false, Rates::default()).pci_config_read32(0x48),
+            0xfed1_0000
+        );
+        assert_eq!(
+            s.set_rate(UnitKind::Imc, 0, 6, 1, 0),
+            Err(InjectError::NoSuchBox)
+        );
+        assert_eq!(
+            s.set_rate(UnitKind::Imc, 0, 1, MAX_RATE + 1, 0),
+            Err(InjectError::BadValue)
+        );
+        s.set_rate(UnitKind::Imc, 0, 1, 1_000, 0).unwrap();
+        assert_eq!(s.mmio_read32(0x5050, S), Ok(1_000));
+    }
+
+    #[test]
+    fn arb_occupancy_on_counter_1_is_a_violation() {
+        let mut s = sim();
+        s.wrmsr(0x3B3, PerfEvtSel::EN.mask() | 0x180, 0).unwrap();
+        s.wrmsr(0x3B2, PerfEvtSel::EN.mask() | 0x180, 0).unwrap();
+        s.wrmsr(0x3B3, 0x180, 0).unwrap();
+        assert_eq!(s.stats.constraint_violations, 1);
     }
 
     const S: u64 = NS_PER_S;
@@ -669,7 +817,9 @@ mod tests {
                 rdmsr: 3,
                 wrmsr: 3,
                 mmio_reads: 0,
-                faults: 0
+                faults: 0,
+                pci_reads: 0,
+                constraint_violations: 0,
             }
         );
     }

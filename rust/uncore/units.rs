@@ -5,10 +5,6 @@
 //! Addresses, counter counts and widths come from the manual (Tables 1-2 and 2-1), events from
 //! its chapter 3 with the names perf's JSON files use (lower case).
 
-// The production module does not register the IMC yet (MCHBAR discovery is still to come), so
-// its table is unused there.
-#![cfg_attr(not(any(test, skl_sim)), allow(dead_code))]
-
 use core::ffi::CStr;
 
 use super::counter::poll_interval_ms;

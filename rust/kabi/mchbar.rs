@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The host bridge's configuration space and the MCHBAR window (production module only).
+//!
+//! 7.3's Rust can map a BAR of a bound PCI device, but MCHBAR is a configuration register of
+//! 0:0.0, which the driver must not bind (`ie31200_edac` may own it): the C glue reads the
+//! configuration with `pci_get_domain_bus_and_slot` and maps the window with `ioremap`.
+
+use core::ptr::NonNull;
+
+use kernel::{error::to_result, ffi::c_void, prelude::*};
+
+use super::perf_sys as sys;
+
+/// Vendor and device IDs of 0:0.0 and one dword of its configuration space.
+pub(crate) fn host_bridge_read(offset: u16) -> Result<(u16, u16, u32)> {
+    let (mut vendor, mut device, mut val) = (0u16, 0u16, 0u32);
+    // SAFETY: The glue takes and drops its own reference to the device.
+    to_result(unsafe {
+        sys::skl_glue_host_bridge_read(&mut vendor, &mut device, offset, &mut val)
+    })?;
+    Ok((vendor, device, val))
+}
+
+/// A mapped MMIO window.
+///
+/// # Invariants
+///
+/// `addr` is an `ioremap` mapping of `size` bytes, unmapped on drop.
+pub(crate) struct IoMap {
+    addr: NonNull<c_void>,
+    size: usize,
+}
+
+// SAFETY: An MMIO mapping may be read from any CPU.
+unsafe impl Send for IoMap {}
+// SAFETY: Reads through `&self` are plain MMIO loads.
+unsafe impl Sync for IoMap {}
+
+impl IoMap {
+    /// Maps `size` bytes at physical address `phys`.
+    pub(crate) fn new(phys: u64, size: usize) -> Result<Self> {
+        // SAFETY: `ioremap` of a device window; the result is checked.
+        let addr = unsafe { sys::skl_glue_ioremap(phys, size) };
+        // INVARIANT: a successful mapping of `size` bytes.
+        Ok(Self {
+            addr: NonNull::new(addr).ok_or(ENOMEM)?,
+            size,
+        })
+    }
+
+    /// A 32-bit read at `offset`; `EINVAL` outside the window or unaligned.
+    pub(crate) fn read32(&self, offset: u32) -> Result<u32> {
+        let off = offset as usize;
+        if off % 4 != 0 || off + 4 > self.size {
+            return Err(EINVAL);
+        }
+        // SAFETY: `offset` is aligned and inside the mapping (invariant).
+        Ok(unsafe { sys::skl_glue_readl(self.addr.as_ptr(), offset) })
+    }
+}
+
+impl Drop for IoMap {
+    fn drop(&mut self) {
+        // SAFETY: Mapped by `new` (invariant), unmapped once here.
+        unsafe { sys::skl_glue_iounmap(self.addr.as_ptr()) };
+    }
+}
