@@ -4,7 +4,7 @@
 # Usage: skl_uncore_refuse.sh EXPECTED_MESSAGE_FRAGMENT
 . /selftests/lib.sh
 
-ktap_header 3
+ktap_header
 out=$(insmod /lib/skl/skl_uncore.ko 2>&1)
 rc=$?
 check "insmod skl_uncore fails with ENODEV (19)" "19" "$rc"

@@ -5,7 +5,7 @@
 
 DEV=/sys/bus/event_source/devices
 SIM=/sys/kernel/debug/skl_uncore_sim
-ktap_header 17
+ktap_header
 
 if insmod /lib/skl/skl_uncore_sim.ko nr_cbox=4 uclk_mhz=1000; then ok "insmod skl_uncore_sim"; else not_ok "insmod skl_uncore_sim" "failed"; fi
 

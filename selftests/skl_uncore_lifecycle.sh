@@ -1,0 +1,76 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Load, unload and bad input: module pinning, load cycles, bad parameters and debugfs writes,
+# and a 32-bit IMC counter wrapping every 7 s, counted for 20 s.
+. /selftests/lib.sh
+
+DEV=/sys/bus/event_source/devices
+SIM=/sys/kernel/debug/skl_uncore_sim
+KO=/lib/skl/skl_uncore_sim.ko
+PO=/selftests/perf_open
+ktap_header
+
+loaded() { grep -c '^skl_uncore_sim ' /proc/modules; }
+
+# Bad module parameters: EINVAL, nothing registered.
+for p in nr_cbox=0 nr_cbox=9 uclk_mhz=0 uclk_mhz=5001; do
+	insmod $KO $p 2>/dev/null
+	check "insmod $p -> EINVAL" "22 0" "$? $(loaded)"
+done
+
+insmod $KO imc=0
+check "imc=0: MCHBAREN clear, no uncore_imc" "no" "$([ -e $DEV/uncore_imc ] && echo yes || echo no)"
+check "imc=0: one line says why" "1" "$(dmesg | grep -c 'no uncore_imc: Disabled')"
+rmmod skl_uncore_sim
+
+insmod $KO
+# Open events pin the module: rmmod fails while they exist, then succeeds.
+$PO -r "rmmod skl_uncore_sim 2>/dev/null; echo \$? > /tmp/rmmod_rc" uncore_clock/0xff uncore_imc/1 >/dev/null
+check "rmmod with open events fails, module stays" "1 1" "$(cat /tmp/rmmod_rc) $(loaded)"
+
+# Bad debugfs writes: EINVAL, registers unchanged.
+before=$(grep -v time_ns $SIM/regs | grep -v accesses)
+bad=0
+for line in "cbox 0 0x34 0x8f" "pcu 0 1 1 1" "cbox 9 0x34 0x8f 1" "imc 0 7 0 1" "imc 0 1 1 1" \
+	"arb 0 0x100 0 1" "cbox 0 0x34 0x8f 1 2" "clock 1 0xff 0 1"; do
+	echo "$line" > $SIM/inject 2>/dev/null && bad=$((bad + 1))
+done
+for line in "arb 0 2 1" "imc 0 0 1" "cbox 4 0 1" "clock 0 1 5"; do
+	echo "$line" > $SIM/preset 2>/dev/null && bad=$((bad + 1))
+done
+for line in "arb 0 1 1" "imc 0 1 10000000001" "cbox 0 0 -1"; do
+	echo "$line" > $SIM/rate 2>/dev/null && bad=$((bad + 1))
+done
+head -c 200 /dev/zero | tr '\0' 'x' > $SIM/inject 2>/dev/null && bad=$((bad + 1))
+check "16 bad debugfs writes all refused" "0" "$bad"
+check "bad writes changed no register" "$before" "$(grep -v time_ns $SIM/regs | grep -v accesses)"
+
+# IMC data_reads at 2^32/7 per second: wraps every 7 s; 20 s must be exact to 0.1%.
+rate=613566757
+echo "imc 0 1 $rate" > $SIM/rate
+out=$($PO -r "sleep 20" uncore_imc/1 2>/dev/null | grep '^count')
+echo "imc 0 1 0" > $SIM/rate
+count=$(echo "$out" | cut -d' ' -f2)
+running=$(echo "$out" | cut -d' ' -f6)
+# busybox awk's %d is 32-bit: print integers with %.0f.
+expect=$(awk "BEGIN { printf \"%.0f\", $rate * $running / 1e9 }")
+err_ppm=$(awk "BEGIN { d = $count - $expect; if (d < 0) d = -d; printf \"%.0f\", d * 1e6 / $expect }")
+echo "# count $count expected $expect over $running ns ($err_ppm ppm)"
+if [ "$expect" -gt 12000000000 ] && [ "$err_ppm" -le 1000 ]; then ok "IMC 32-bit wrap every 7 s, 20 s counted within 0.1%"
+else not_ok "IMC 32-bit wrap every 7 s, 20 s counted within 0.1%" "$err_ppm ppm off"; fi
+rmmod skl_uncore_sim
+
+# 50 load/unload cycles, counting in every tenth.
+fail=0
+i=0
+while [ $i -lt 50 ]; do
+	insmod $KO || fail=$((fail + 1))
+	if [ $((i % 10)) = 0 ]; then
+		c=$($PO -r "echo 'cbox 1 0x34 0x8f 9' > $SIM/inject" uncore_cbox_1/0x8f34 | sed -n 's/^count \([0-9]*\) .*/\1/p')
+		[ "$c" = 9 ] || fail=$((fail + 1))
+	fi
+	rmmod skl_uncore_sim || fail=$((fail + 1))
+	i=$((i + 1))
+done
+check "50 insmod/rmmod cycles" "0 0" "$fail $(loaded)"
+ktap_end

@@ -1,0 +1,105 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# All four units against the simulator: sysfs, event_init rules (exact errnos), exact counts,
+# constraints, multiplexing and counter wrap.
+. /selftests/lib.sh
+
+DEV=/sys/bus/event_source/devices
+SIM=/sys/kernel/debug/skl_uncore_sim
+PO=/selftests/perf_open
+EINVAL=22
+ktap_header
+
+insmod /lib/skl/skl_uncore_sim.ko nr_cbox=4 || { echo "Bail out! insmod failed"; exit 1; }
+# Nothing counts unless injected: exact counts.
+echo "clock 0 0 0" > $SIM/rate
+for e in 1 2 3 4 5; do echo "imc 0 $e 0" > $SIM/rate; done
+
+# --- sysfs --------------------------------------------------------------------------------
+check "arb formats" "cmask=config:24-28 edge=config:18 event=config:0-7 inv=config:23 umask=config:8-15" \
+	"$(cd $DEV/uncore_arb/format && for f in *; do printf '%s=%s ' $f "$(cat $f)"; done | sed 's/ $//')"
+check "imc has format/event only (likwid adds a umask when format/umask exists)" "event" "$(ls $DEV/uncore_imc/format)"
+check "cbox_0 events: 14 of Table 3-1 + clockticks" "15" "$(ls $DEV/uncore_cbox_0/events | wc -l)"
+check "cbox_3 events: 14" "14" "$(ls $DEV/uncore_cbox_3/events | wc -l)"
+check "arb events: 5 of Table 3-2" "5" "$(ls $DEV/uncore_arb/events | wc -l)"
+check "arb cycles_with_any_request" "event=0x80,umask=0x01,cmask=0x1" \
+	"$(cat $DEV/uncore_arb/events/unc_arb_trk_occupancy.cycles_with_any_request)"
+check "imc events: 5 names with .scale and .unit" "15" "$(ls $DEV/uncore_imc/events | wc -l)"
+check "imc data_writes" "event=0x02 6.103515625e-5 MiB" \
+	"$(cd $DEV/uncore_imc/events && echo $(cat data_writes data_writes.scale data_writes.unit))"
+check "every PMU has the same cpumask" "0 0 0 0 0 0 0" "$(echo $(cat $DEV/uncore_*/cpumask))"
+
+# --- event_init rules ---------------------------------------------------------------------
+errno_of() { $PO "$@" >/dev/null; echo $?; }
+check "sampling (period) -> EINVAL" $EINVAL "$(errno_of uncore_cbox_0/0x8f34/period=1000)"
+check "sampling (freq) -> EINVAL" $EINVAL "$(errno_of uncore_cbox_0/0x8f34/freq=100)"
+check "per-task (pid 0, cpu -1) -> EINVAL" $EINVAL "$(errno_of uncore_cbox_0/0x8f34/pid=0,cpu=-1)"
+check "exclude_user -> EINVAL" $EINVAL "$(errno_of uncore_cbox_0/0x8f34/exclude_user)"
+check "exclude_kernel -> EINVAL" $EINVAL "$(errno_of uncore_arb/0x181/exclude_kernel)"
+check "config bit 16 (reserved) -> EINVAL" $EINVAL "$(errno_of uncore_cbox_0/0x18f34)"
+check "config bit 20 (OVF_EN) -> EINVAL" $EINVAL "$(errno_of uncore_cbox_0/0x108f34)"
+check "config bit 32 -> EINVAL" $EINVAL "$(errno_of uncore_arb/0x100000181)"
+check "config bit 22 (EN, Intel PCM) alone -> ok" "0" "$(errno_of uncore_cbox_0/0x400000)"
+check "config1 -> EINVAL" $EINVAL "$(errno_of uncore_cbox_0/0x8f34/config1=1)"
+check "config2 -> EINVAL" $EINVAL "$(errno_of uncore_cbox_0/0x8f34/config2=1)"
+check "imc event 6 -> EINVAL" $EINVAL "$(errno_of uncore_imc/6)"
+check "imc event 0 -> EINVAL" $EINVAL "$(errno_of uncore_imc/0)"
+check "imc umask bits -> EINVAL" $EINVAL "$(errno_of uncore_imc/0x101)"
+check "clockticks on cbox_1 -> EINVAL" $EINVAL "$(errno_of uncore_cbox_1/0xff)"
+check "clockticks on arb -> EINVAL" $EINVAL "$(errno_of uncore_arb/0xff)"
+check "clock counts only clockticks" $EINVAL "$(errno_of uncore_clock/0xfe)"
+check "group 0x80 + 0x80 -> EINVAL" $EINVAL "$(errno_of -g uncore_arb/0x180 uncore_arb/0x280)"
+check "group 0x80 + 0x81 -> ok" "0" "$(errno_of -g uncore_arb/0x180 uncore_arb/0x181)"
+check "group of 3 CBo events on 2 counters -> EINVAL" $EINVAL \
+	"$(errno_of -g uncore_cbox_2/0x8f34 uncore_cbox_2/0x1f34 uncore_cbox_2/0x2f34)"
+check "group of 2 CBo events + clockticks -> ok" "0" \
+	"$(errno_of -g uncore_cbox_0/0x8f34 uncore_cbox_0/0x1f34 uncore_cbox_0/0xff)"
+
+# --- exact counts -------------------------------------------------------------------------
+counts() {
+	cmd=$1
+	shift
+	$PO -r "$cmd" "$@" 2>/dev/null | sed -n 's/^count \([0-9]*\) .*/\1/p' | tr '\n' ' ' | sed 's/ $//'
+}
+inj() { echo "echo '$*' > $SIM/inject"; }
+c=$(counts "$(inj cbox 3 0x22 0x48 4242)" uncore_cbox_3/0x4822 uncore_cbox_3/0x4122)
+check "cbox_3: umask subset rule (0x48 counts, 0x41 does not)" "4242 0" "$c"
+c=$(counts "$(inj cbox 0 0x34 0x8f 1000)" uncore_cbox_0/0x8f34/cpu=1)
+check "event opened on CPU 1 is retargeted to the collector and counts" "1000" "$c"
+c=$(counts "$(inj clock 0 0xff 0 5000)" uncore_clock/0xff uncore_cbox_0/0xff uncore_clock/0xff)
+check "clockticks: both spellings, shared fixed counter, own baselines" "5000 5000 5000" "$c"
+for e in 1 2 3 4 5; do
+	c=$(counts "$(inj imc 0 $e 0 $((e * 1111)))" uncore_imc/$e)
+	check "imc event $e counts exactly" "$((e * 1111))" "$c"
+done
+c=$(counts "$(inj arb 0 0x80 0x01 300); $(inj arb 0 0x81 0x01 700)" -g uncore_arb/0x181 uncore_arb/0x180)
+check "arb group 0x81 + 0x80: occupancy moved to counter 0, both exact" "700 300" "$c"
+perf stat -x, -o /tmp/sum.csv -a -e uncore_cbox/event=0x34,umask=0x8f/ -- sh -c \
+	"$(inj cbox 0 0x34 0x8f 1); $(inj cbox 1 0x34 0x8f 20); $(inj cbox 2 0x34 0x8f 300); $(inj cbox 3 0x34 0x8f 4000)"
+check "uncore_cbox/... sums all boxes" "4321" "$(perf_count /tmp/sum.csv)"
+
+# --- multiplexing -------------------------------------------------------------------------
+echo "arb 0 0 1000000" > $SIM/rate
+out=$($PO -r "sleep 1" uncore_arb/0x180 uncore_arb/0x280 2>/dev/null | grep '^count')
+echo "arb 0 0 0" > $SIM/rate
+mux=$(echo "$out" | awk '$6 < $4 && $6 > 0 { n++ } END { print n + 0 }')
+check "two occupancy events multiplex (both ran, neither all the time)" "2" "$mux"
+check "occupancy never programmed on ARB counter 1" "0" "$(sed -n 's/^violations \([0-9]*\)$/\1/p' $SIM/regs)"
+
+# --- wrap ---------------------------------------------------------------------------------
+echo "arb 0 0 0xFFFFFFFFC18" > $SIM/preset
+c=$(counts "$(inj arb 0 0x81 0x01 5000)" uncore_arb/0x181)
+check "44-bit ARB counter at 2^44-1000 + 5000 -> 5000" "5000" "$c"
+echo "cbox 1 0 0xFFFFFFFFFFF" > $SIM/preset
+c=$(counts "$(inj cbox 1 0x34 0x8f 7)" uncore_cbox_1/0x8f34)
+check "44-bit CBo counter at 2^44-1 + 7 -> 7" "7" "$c"
+echo "clock 0 0 0xFFFFFFFFFC18" > $SIM/preset
+c=$(counts "$(inj clock 0 0xff 0 5000)" uncore_clock/0xff)
+check "48-bit fixed counter at 2^48-1000 + 5000 -> 5000" "5000" "$c"
+echo "imc 0 1 0xFFFFFF00" > $SIM/preset
+c=$(counts "$(inj imc 0 1 0 1000)" uncore_imc/1)
+check "32-bit IMC counter at 2^32-256 + 1000 -> 1000" "1000" "$c"
+
+check "no register faults" "0" "$(sed -n 's/.* faults \([0-9]*\)$/\1/p' $SIM/regs)"
+rmmod skl_uncore_sim
+ktap_end
