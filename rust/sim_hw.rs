@@ -77,6 +77,22 @@ impl SimHw {
     }
 }
 
+impl Drop for SimHw {
+    /// Reports what the driver left behind: after unload every enable must be clear and no
+    /// access may have faulted. The selftests check this line.
+    fn drop(&mut self) {
+        let s = self.with(|m| m.leftovers());
+        pr_info!(
+            "unload: global_ctrl {:#x} fixed_ctrl {:#x} enabled {} faults {} violations {}\n",
+            s.global_ctrl,
+            s.fixed_ctrl,
+            s.enabled_counters,
+            s.faults,
+            s.violations
+        );
+    }
+}
+
 impl Hw for SimHw {
     fn rdmsr(&self, msr: u32) -> Result<u64> {
         self.with(|m| m.rdmsr(msr, now_ns())).map_err(fault_to_err)

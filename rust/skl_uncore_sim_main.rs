@@ -62,6 +62,10 @@ impl kernel::Module for SklUncoreSim {
         }
         let rates = Rates {
             uclk_hz: u64::from(uclk_mhz) * 1_000_000,
+            // Deterministic DRAM traffic (64-byte lines per second): 1.2 GB/s of reads,
+            // 0.6 GB/s of writes, requests split between GT, IA and IO. The CBo and ARB
+            // counters see only what is injected, so their counts are exact.
+            imc: [20_000_000, 10_000_000, 1_000_000, 25_000_000, 4_000_000],
             ..Rates::default()
         };
         let hw = Arc::new(SimHw::new(nr_cbox, imc, rates), GFP_KERNEL)?;

@@ -21,6 +21,19 @@ perf_count() { grep -v '^#' "$1" | grep -v '^$' | head -n1 | cut -d, -f1; }
 # Its running time in ns (CSV field 4).
 perf_runtime() { grep -v '^#' "$1" | grep -v '^$' | head -n1 | cut -d, -f4; }
 
+# Every unload of the simulator module so far left all enables clear, with no faulting access
+# and no constraint violation (its "unload:" line).
+check_unloads_clean() {
+	n=$(dmesg | grep -c 'skl_uncore_sim: unload:')
+	dirty=$(dmesg | grep 'skl_uncore_sim: unload:' |
+		grep -vc 'global_ctrl 0x0 fixed_ctrl 0x0 enabled 0 faults 0 violations 0$')
+	if [ "$n" -ge "$1" ] && [ "$dirty" = 0 ]; then
+		ok "$n unloads left no enable set, no fault, no violation"
+	else
+		not_ok "unloads clean" "$n unload lines (expected at least $1), $dirty dirty"
+	fi
+}
+
 ktap_end() {
 	echo "1..$ktap_n"
 	exit $((ktap_fail > 0))

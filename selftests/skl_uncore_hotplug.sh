@@ -12,6 +12,7 @@ ktap_header
 
 insmod /lib/skl/skl_uncore_sim.ko || { echo "Bail out! insmod failed"; exit 1; }
 echo "clock 0 0 0" > $SIM/rate
+echo "imc 0 1 0" > $SIM/rate
 check "one collector per package" "0,2" "$(cat $DEV/uncore_cbox_0/cpumask)"
 
 inj() { echo "echo '$*' > $SIM/inject"; }
@@ -38,4 +39,5 @@ check "perf stat -I across 40 hotplug operations: interval counts sum exactly" "
 neg=$(grep -v '^#' /tmp/interval.csv | grep uncore_arb | awk -F, '$2 < 0 { n++ } END { print n + 0 }')
 check "no negative interval" "0" "$neg"
 rmmod skl_uncore_sim
+check_unloads_clean 1
 ktap_end

@@ -28,7 +28,8 @@ insmod $KO
 $PO -r "rmmod skl_uncore_sim 2>/dev/null; echo \$? > /tmp/rmmod_rc" uncore_clock/0xff uncore_imc/1 >/dev/null
 check "rmmod with open events fails, module stays" "1 1" "$(cat /tmp/rmmod_rc) $(loaded)"
 
-# Bad debugfs writes: EINVAL, registers unchanged.
+# Bad debugfs writes: EINVAL, registers unchanged (with the IMC's background traffic off).
+for e in 1 2 3 4 5; do echo "imc 0 $e 0" > $SIM/rate; done
 before=$(grep -v time_ns $SIM/regs | grep -v accesses)
 bad=0
 for line in "cbox 0 0x34 0x8f" "pcu 0 1 1 1" "cbox 9 0x34 0x8f 1" "imc 0 7 0 1" "imc 0 1 1 1" \
@@ -73,4 +74,5 @@ while [ $i -lt 50 ]; do
 	i=$((i + 1))
 done
 check "50 insmod/rmmod cycles" "0 0" "$fail $(loaded)"
+check_unloads_clean 52
 ktap_end

@@ -54,4 +54,5 @@ check "no register faults (reserved bits, unknown MSRs)" "0" "$(sed -n 's/.*faul
 
 if rmmod skl_uncore_sim; then ok "rmmod skl_uncore_sim"; else not_ok "rmmod skl_uncore_sim" "failed"; fi
 check "PMUs gone after rmmod" "" "$(ls $DEV | grep uncore_)"
+check_unloads_clean 1
 ktap_end

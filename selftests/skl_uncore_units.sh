@@ -100,6 +100,26 @@ echo "imc 0 1 0xFFFFFF00" > $SIM/preset
 c=$(counts "$(inj imc 0 1 0 1000)" uncore_imc/1)
 check "32-bit IMC counter at 2^32-256 + 1000 -> 1000" "1000" "$c"
 
+# --- perf's names ------------------------------------------------------------------------
+bad=0
+n=0
+for pmu in uncore_cbox_0 uncore_cbox_1 uncore_arb uncore_clock uncore_imc; do
+	for ev in $(ls $DEV/$pmu/events | grep -v '\.scale$' | grep -v '\.unit$'); do
+		n=$((n + 1))
+		perf stat -x, -o /dev/null -a -e "$pmu/$ev/" -- true 2>/dev/null || { bad=$((bad + 1)); echo "# perf refused $pmu/$ev/"; }
+	done
+done
+check "perf accepts every one of the $n sysfs event names" "0" "$bad"
+perf stat -x, -o /tmp/named.csv -a -e uncore_cbox_2/unc_cbo_cache_lookup.write_m/ -- sh -c "$(inj cbox 2 0x34 0x21 31)"
+check "a named CBo event counts" "31" "$(perf_count /tmp/named.csv)"
+# perf 7.3's JSON (chosen with PERF_CPUID): UNC_CLOCK.SOCKET is uncore_cbox_0 event 0xff, and
+# CBO events merge across boxes.
+PERF_CPUID=GenuineIntel-6-5E-3 perf stat -x, -o /tmp/json.csv -a -e unc_clock.socket -e unc_cbo_cache_lookup.any_mesi \
+	-- sh -c "$(inj clock 0 0xff 0 5000); $(inj cbox 1 0x34 0x8f 70); $(inj cbox 3 0x34 0x8f 7)"
+check "perf JSON: unc_clock.socket and unc_cbo_cache_lookup.any_mesi" "5000 77" \
+	"$(echo $(grep -v '^#' /tmp/json.csv | grep . | cut -d, -f1))"
+
 check "no register faults" "0" "$(sed -n 's/.* faults \([0-9]*\)$/\1/p' $SIM/regs)"
 rmmod skl_uncore_sim
+check_unloads_clean 1
 ktap_end

@@ -512,6 +512,22 @@ impl SimUncore {
         Ok(())
     }
 
+    /// The state a driver must leave behind when it unloads.
+    pub(crate) fn leftovers(&self) -> Leftovers {
+        Leftovers {
+            global_ctrl: self.global_ctrl,
+            fixed_ctrl: self.fixed_ctrl,
+            enabled_counters: self
+                .evtsel
+                .iter()
+                .flatten()
+                .filter(|&&sel| PerfEvtSel::from_raw(sel).is_set(PerfEvtSel::EN))
+                .count(),
+            faults: self.stats.faults,
+            violations: self.stats.constraint_violations,
+        }
+    }
+
     /// Writes a human-readable dump of the register file.
     pub(crate) fn dump(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         writeln!(f, "time_ns {}", self.now_ns)?;
@@ -591,6 +607,21 @@ impl SimUncore {
         }
         Ok(())
     }
+}
+
+/// What [`SimUncore::leftovers`] reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Leftovers {
+    /// `MSR_UNC_PERF_GLOBAL_CTRL`.
+    pub(crate) global_ctrl: u64,
+    /// `MSR_UNC_PERF_FIXED_CTRL`.
+    pub(crate) fixed_ctrl: u64,
+    /// Generic counters with `EN` set.
+    pub(crate) enabled_counters: usize,
+    /// Accesses refused.
+    pub(crate) faults: u64,
+    /// Constraint violations.
+    pub(crate) violations: u64,
 }
 
 /// Why an injection, preset or rate change was refused.
