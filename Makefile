@@ -3,7 +3,9 @@
 #   make          build skl_uncore.ko and skl_uncore_sim.ko (sets up the toolchain and the test
 #                 kernel first if needed)
 #   make run      from a fresh machine: kernel, modules, VM, and a real perf stat
-#   make check    every test: host unit tests, then the VM selftests; ends "N passed, N failed"
+#   make check    every test: host unit tests, then the VM selftests on both test kernels
+#                 (lockdep; KASAN+KFENCE); ends "N passed, N failed"
+#   make stress   the long stress runs (fuzzing, load cycles, hotplug, wrap soak), ~30 min
 #   make clippy   build with clippy;  make fmt / fmt-check   rustfmt with the kernel's config
 
 KDIR ?= $(shell scripts/build-kernel)
@@ -36,4 +38,7 @@ run: modules
 check: modules
 	scripts/check
 
-.PHONY: all host modules clippy clean fmt fmt-check run check
+stress: modules
+	scripts/stress
+
+.PHONY: all host modules clippy clean fmt fmt-check run check stress

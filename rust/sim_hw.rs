@@ -14,6 +14,7 @@
 //! line changes nothing and fails the write with `EINVAL` and one line in the log.
 
 use kernel::{
+    cpu::CpuId,
     debugfs::{Dir, File},
     prelude::*,
     sync::Arc,
@@ -21,17 +22,17 @@ use kernel::{
 };
 
 use crate::engine::Hw;
-use crate::kabi::platform::{now_ns, SimLocked};
+use crate::kabi::platform::{self, now_ns, SimLocked};
 use crate::uncore::{
     imc,
     regs::{CboConfig, MSR_UNC_CBO_CONFIG, PCI_MCHBAR_HI, PCI_MCHBAR_LO},
     sim::{parse_counter_cmd, parse_inject, Fault, Rates, SimUncore},
 };
 
-/// The simulated registers, serialised by a raw spinlock (accessed from PMU callbacks and
-/// hard-irq timers).
+/// The simulated registers, one register file per package as on real hardware, serialised by
+/// a raw spinlock (accessed from PMU callbacks and hard-irq timers).
 pub(crate) struct SimHw {
-    model: SimLocked<SimUncore>,
+    models: KVec<SimLocked<SimUncore>>,
 }
 
 fn fault_to_err(_f: Fault) -> Error {
@@ -40,11 +41,17 @@ fn fault_to_err(_f: Fault) -> Error {
 }
 
 impl SimHw {
-    /// A simulated uncore with `nr_cbox` CBos, an IMC if `imc`, and `rates`.
-    pub(crate) fn new(nr_cbox: u32, imc: bool, rates: Rates) -> Self {
-        Self {
-            model: SimLocked::new(SimUncore::new(nr_cbox, imc, rates)),
+    /// A simulated uncore in every package, with `nr_cbox` CBos, an IMC if `imc`, and `rates`.
+    pub(crate) fn new(nr_cbox: u32, imc: bool, rates: Rates) -> Result<Self> {
+        let n = platform::max_packages() as usize;
+        let mut models = KVec::with_capacity(n, GFP_KERNEL)?;
+        for _ in 0..n {
+            models.push(
+                SimLocked::new(SimUncore::new(nr_cbox, imc, rates)),
+                GFP_KERNEL,
+            )?;
         }
+        Ok(Self { models })
     }
 
     /// Discovers the simulated uncore the way the production module discovers the real one:
@@ -55,7 +62,7 @@ impl SimHw {
             pr_err!("simulated MSR_UNC_CBO_CONFIG: {e:?}\n");
             ENODEV
         })?;
-        let (id, lo, hi) = self.model.with(|m| {
+        let (id, lo, hi) = self.models[0].with(|m| {
             (
                 m.pci_config_read32(0),
                 m.pci_config_read32(PCI_MCHBAR_LO),
@@ -72,8 +79,23 @@ impl SimHw {
         Ok((nr_cbox, imc))
     }
 
-    fn with<R>(&self, f: impl FnOnce(&mut SimUncore) -> R) -> R {
-        self.model.with(f)
+    /// Runs `f` on the register file of `cpu`'s package.
+    fn on<R>(&self, cpu: u32, f: impl FnOnce(&mut SimUncore) -> R) -> R {
+        let pkg = (platform::cpu_package(cpu) as usize).min(self.models.len() - 1);
+        self.models[pkg].with(f)
+    }
+
+    /// Runs `f` on the register file of the calling CPU's package: where an MSR access lands.
+    fn here<R>(&self, f: impl FnOnce(&mut SimUncore) -> R) -> R {
+        self.on(CpuId::current().as_u32(), f)
+    }
+
+    /// Runs `f` on every package's register file (debugfs commands), stopping at an error.
+    fn each<E>(
+        &self,
+        mut f: impl FnMut(&mut SimUncore) -> core::result::Result<(), E>,
+    ) -> core::result::Result<(), E> {
+        self.models.iter().try_for_each(|m| m.with(&mut f))
     }
 }
 
@@ -81,7 +103,15 @@ impl Drop for SimHw {
     /// Reports what the driver left behind: after unload every enable must be clear and no
     /// access may have faulted. The selftests check this line.
     fn drop(&mut self) {
-        let s = self.with(|m| m.leftovers());
+        let mut s = self.models[0].with(|m| m.leftovers());
+        for m in self.models.iter().skip(1) {
+            let o = m.with(|m| m.leftovers());
+            s.global_ctrl |= o.global_ctrl;
+            s.fixed_ctrl |= o.fixed_ctrl;
+            s.enabled_counters += o.enabled_counters;
+            s.faults += o.faults;
+            s.violations += o.violations;
+        }
         pr_info!(
             "unload: global_ctrl {:#x} fixed_ctrl {:#x} enabled {} faults {} violations {}\n",
             s.global_ctrl,
@@ -95,21 +125,21 @@ impl Drop for SimHw {
 
 impl Hw for SimHw {
     fn rdmsr(&self, msr: u32) -> Result<u64> {
-        self.with(|m| m.rdmsr(msr, now_ns())).map_err(fault_to_err)
+        self.here(|m| m.rdmsr(msr, now_ns())).map_err(fault_to_err)
     }
 
     fn wrmsr(&self, msr: u32, val: u64) -> Result {
-        self.with(|m| m.wrmsr(msr, val, now_ns()))
+        self.here(|m| m.wrmsr(msr, val, now_ns()))
             .map_err(fault_to_err)
     }
 
-    fn wrmsr_on_cpu(&self, _cpu: u32, msr: u32, val: u64) -> Result {
-        // One register file for the whole machine.
-        self.wrmsr(msr, val)
+    fn wrmsr_on_cpu(&self, cpu: u32, msr: u32, val: u64) -> Result {
+        self.on(cpu, |m| m.wrmsr(msr, val, now_ns()))
+            .map_err(fault_to_err)
     }
 
     fn imc_read(&self, offset: u32) -> Result<u32> {
-        self.with(|m| m.mmio_read32(offset, now_ns()))
+        self.here(|m| m.mmio_read32(offset, now_ns()))
             .map_err(fault_to_err)
     }
 }
@@ -121,10 +151,16 @@ pub(crate) struct SimDebugfs {
 }
 
 fn show_regs(hw: &Arc<SimHw>, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-    hw.with(|m| {
-        m.advance(now_ns());
-        m.dump(f)
-    })
+    for (pkg, model) in hw.models.iter().enumerate() {
+        if hw.models.len() > 1 {
+            writeln!(f, "package {pkg}")?;
+        }
+        model.with(|m| {
+            m.advance(now_ns());
+            m.dump(f)
+        })?;
+    }
+    Ok(())
 }
 
 /// Reads one line written to a debugfs file.
@@ -156,7 +192,8 @@ fn write_inject(hw: &Arc<SimHw>, reader: &mut UserSliceReader) -> Result {
     let mut buf = [0u8; 96];
     let cmd = parse_inject(read_line("inject", reader, &mut buf)?)
         .map_err(|e| refused("inject", e, USAGE))?;
-    hw.with(|m| {
+    // Every package sees the injection, as every package's uncore would see its own traffic.
+    hw.each(|m| {
         m.inject(
             cmd.unit,
             cmd.box_idx,
@@ -165,8 +202,8 @@ fn write_inject(hw: &Arc<SimHw>, reader: &mut UserSliceReader) -> Result {
             cmd.count,
             now_ns(),
         )
+        .map(|_| ())
     })
-    .map(|_| ())
     .map_err(|e| refused("inject", e, USAGE))
 }
 
@@ -175,7 +212,7 @@ fn write_preset(hw: &Arc<SimHw>, reader: &mut UserSliceReader) -> Result {
     let mut buf = [0u8; 96];
     let cmd = parse_counter_cmd(read_line("preset", reader, &mut buf)?)
         .map_err(|e| refused("preset", e, USAGE))?;
-    hw.with(|m| m.preset(cmd.unit, cmd.box_idx, cmd.counter, cmd.value, now_ns()))
+    hw.each(|m| m.preset(cmd.unit, cmd.box_idx, cmd.counter, cmd.value, now_ns()))
         .map_err(|e| refused("preset", e, USAGE))
 }
 
@@ -184,7 +221,7 @@ fn write_rate(hw: &Arc<SimHw>, reader: &mut UserSliceReader) -> Result {
     let mut buf = [0u8; 96];
     let cmd = parse_counter_cmd(read_line("rate", reader, &mut buf)?)
         .map_err(|e| refused("rate", e, USAGE))?;
-    hw.with(|m| m.set_rate(cmd.unit, cmd.box_idx, cmd.counter, cmd.value, now_ns()))
+    hw.each(|m| m.set_rate(cmd.unit, cmd.box_idx, cmd.counter, cmd.value, now_ns()))
         .map_err(|e| refused("rate", e, USAGE))
 }
 

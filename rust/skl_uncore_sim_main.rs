@@ -68,7 +68,7 @@ impl kernel::Module for SklUncoreSim {
             imc: [20_000_000, 10_000_000, 1_000_000, 25_000_000, 4_000_000],
             ..Rates::default()
         };
-        let hw = Arc::new(SimHw::new(nr_cbox, imc, rates), GFP_KERNEL)?;
+        let hw = Arc::new(SimHw::new(nr_cbox, imc, rates)?, GFP_KERNEL)?;
         // The simulated package has as many cores as CBos.
         let (found_cbox, found_imc) = hw.discover(nr_cbox)?;
         let debugfs = SimDebugfs::new(&hw)?;

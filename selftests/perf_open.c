@@ -11,6 +11,8 @@
  * -g opens the events as one group (the first is the leader).
  * -r CMD enables the events, runs `sh -c CMD`, disables them and prints each count as
  *   "count N enabled E running R".
+ * -R N with -r: meanwhile N processes, pinned to CPUs 0, 1, ..., read every event in a loop
+ *   (reads from CPUs other than the collector, racing the poll timer).
  * Prints one line per event ("ok" or "errno N NAME") and exits with the first errno (0 if
  * every open succeeded).
  */
@@ -21,7 +23,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -98,15 +103,18 @@ static void parse(char *spec, struct perf_event_attr *a, int *cpu, int *pid)
 
 int main(int argc, char **argv)
 {
-	int group = 0, first_err = 0, i, n = 0, fds[64];
+	int group = 0, first_err = 0, i, n = 0, fds[64], readers = 0;
+	pid_t kids[64];
 	const char *cmd = NULL;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "gr:")) != -1) {
+	while ((opt = getopt(argc, argv, "gr:R:")) != -1) {
 		if (opt == 'g')
 			group = 1;
 		else if (opt == 'r')
 			cmd = optarg;
+		else if (opt == 'R')
+			readers = atoi(optarg) > 64 ? 64 : atoi(optarg);
 		else
 			return 2;
 	}
@@ -133,7 +141,25 @@ int main(int argc, char **argv)
 
 		for (i = 0; i < n; i++)
 			ioctl(fds[i], PERF_EVENT_IOC_ENABLE, 0);
+		for (i = 0; i < readers; i++) {
+			kids[i] = fork();
+			if (kids[i] == 0) {
+				cpu_set_t set;
+				uint64_t v[3];
+
+				CPU_ZERO(&set);
+				CPU_SET(i % sysconf(_SC_NPROCESSORS_ONLN), &set);
+				sched_setaffinity(0, sizeof(set), &set);
+				for (;;)
+					for (int j = 0; j < n; j++)
+						(void)!read(fds[j], v, sizeof(v));
+			}
+		}
 		rc = system(cmd);
+		for (i = 0; i < readers; i++) {
+			kill(kids[i], SIGKILL);
+			waitpid(kids[i], NULL, 0);
+		}
 		for (i = 0; i < n; i++)
 			ioctl(fds[i], PERF_EVENT_IOC_DISABLE, 0);
 		if (rc)

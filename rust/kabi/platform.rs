@@ -142,7 +142,7 @@ unsafe impl<T: Send> Sync for SimLocked<T> {}
 
 #[cfg(skl_sim)]
 impl<T> SimLocked<T> {
-    /// Wraps `value`. Only one `SimLocked` may exist at a time: they share the one C lock.
+    /// Wraps `value`. All `SimLocked` values share the one C lock.
     pub(crate) const fn new(value: T) -> Self {
         Self {
             value: core::cell::UnsafeCell::new(value),

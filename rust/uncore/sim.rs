@@ -60,6 +60,8 @@ struct Ctr {
     frac: u64,
     /// Remainder for the UCLK cycles an inverted threshold counts.
     cyc_frac: u64,
+    /// Every increment ever counted, without wrapping: what a perfect driver reports.
+    total: u64,
 }
 
 /// Increments over `dt` ns at `rate` per second, carrying the remainder in `frac`.
@@ -220,10 +222,11 @@ impl SimUncore {
     }
 
     /// Adds `inc` to a counter of `width` bits, setting `status_bit` on a wrap.
-    fn bump(value: &mut u64, inc: u64, width: u32, status: &mut u64, status_bit: u64) {
+    fn bump(ctr: &mut Ctr, inc: u64, width: u32, status: &mut u64, status_bit: u64) {
         let mask = width_mask(width);
-        let old = *value & mask;
-        *value = old.wrapping_add(inc) & mask;
+        let old = ctr.value & mask;
+        ctr.value = old.wrapping_add(inc) & mask;
+        ctr.total = ctr.total.wrapping_add(inc);
         // A wrap happened when the increment reached past the top, even several times over.
         if inc > mask - old {
             *status |= status_bit;
@@ -241,7 +244,7 @@ impl SimUncore {
         if self.fixed_enabled() {
             let inc = at_rate(self.rates.uclk_hz, dt, &mut self.fixed.frac);
             Self::bump(
-                &mut self.fixed.value,
+                &mut self.fixed,
                 inc,
                 FIXED_CTR_WIDTH,
                 &mut self.global_status,
@@ -263,13 +266,7 @@ impl SimUncore {
                 let events = at_rate(self.rates.generic[b], dt, &mut c.frac);
                 let cycles = at_rate(self.rates.uclk_hz, dt, &mut c.cyc_frac);
                 let inc = filtered_increment(sel, events, cycles, false);
-                Self::bump(
-                    &mut c.value,
-                    inc,
-                    PERFCTR_WIDTH,
-                    &mut self.global_status,
-                    status_bit,
-                );
+                Self::bump(c, inc, PERFCTR_WIDTH, &mut self.global_status, status_bit);
             }
         }
         if self.imc_present {
@@ -277,7 +274,7 @@ impl SimUncore {
                 let inc = at_rate(rate, dt, &mut c.frac);
                 // The IMC counters have no overflow status.
                 let mut ignored = 0;
-                Self::bump(&mut c.value, inc, IMC_CTR_WIDTH, &mut ignored, 0);
+                Self::bump(c, inc, IMC_CTR_WIDTH, &mut ignored, 0);
             }
         }
     }
@@ -434,7 +431,7 @@ impl SimUncore {
                     }
                     let inc = filtered_increment(sel, count, count, true);
                     Self::bump(
-                        &mut self.ctr[b][i].value,
+                        &mut self.ctr[b][i],
                         inc,
                         PERFCTR_WIDTH,
                         &mut self.global_status,
@@ -453,7 +450,7 @@ impl SimUncore {
                 }
                 let bit = GlobalStatus::FIXED_CTR_OVF.mask();
                 Self::bump(
-                    &mut self.fixed.value,
+                    &mut self.fixed,
                     count,
                     FIXED_CTR_WIDTH,
                     &mut self.global_status,
@@ -470,7 +467,7 @@ impl SimUncore {
                 }
                 let mut ignored = 0;
                 Self::bump(
-                    &mut self.imc[usize::from(event) - 1].value,
+                    &mut self.imc[usize::from(event) - 1],
                     count,
                     IMC_CTR_WIDTH,
                     &mut ignored,
@@ -592,6 +589,16 @@ impl SimUncore {
             "rates uclk {} generic {:?} imc {:?}",
             self.rates.uclk_hz, self.rates.generic, self.rates.imc
         )?;
+        // Every increment the counters took, unwrapped: a driver's counts must add up to these.
+        write!(
+            f,
+            "totals fixed {} arb {} {}",
+            self.fixed.total, self.ctr[ARB_BOX][0].total, self.ctr[ARB_BOX][1].total
+        )?;
+        for b in 0..self.nr_cbox as usize {
+            write!(f, " cbox{b} {} {}", self.ctr[b][0].total, self.ctr[b][1].total)?;
+        }
+        writeln!(f)?;
         writeln!(f, "violations {}", self.stats.constraint_violations)?;
         writeln!(
             f,
@@ -912,6 +919,22 @@ mod tests {
             s.inject(UnitKind::Cbox, 4, 0x34, 0x01, 5, 0),
             Err(InjectError::NoSuchBox)
         );
+    }
+
+    #[test]
+    fn totals_do_not_wrap() {
+        let mut s = sim();
+        s.wrmsr(
+            MSR_UNC_PERF_GLOBAL_CTRL,
+            GlobalCtrl::DRIVER_VALUE.into_raw(),
+            0,
+        )
+        .unwrap();
+        s.wrmsr(0x3B2, PerfEvtSel::EN.mask() | 0x181, 0).unwrap();
+        s.preset(UnitKind::Arb, 0, 0, (1 << 44) - 1, 0).unwrap();
+        s.inject(UnitKind::Arb, 0, 0x81, 0x01, 10, 0).unwrap();
+        assert_eq!(s.ctr[ARB_BOX][0].total, 10);
+        assert_eq!(s.ctr[ARB_BOX][0].value, 9);
     }
 
     #[test]
