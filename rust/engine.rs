@@ -9,6 +9,7 @@
 //! (`PERF_EV_CAP_READ_ACTIVE_PKG`, no IPI); they only touch the event's atomics and the counter.
 
 use kernel::{
+    cpu::CpuId,
     new_mutex,
     prelude::*,
     str::CString,
@@ -29,8 +30,7 @@ use crate::kabi::{
     cell::OwnedCell,
     cpuhp::{Hotplug, HotplugOps},
     perf::{
-        Event, EventList, PmuOps, PmuRegistration, EF_RELOAD, EF_START, EF_UPDATE, HES_STOPPED,
-        HES_UPTODATE,
+        Event, EventList, PmuOps, PmuRegistration, EF_START, EF_UPDATE, HES_STOPPED, HES_UPTODATE,
     },
     platform,
     sysfs::{CpumaskSource, PmuAttrs, StrAttr},
@@ -365,15 +365,26 @@ fn update(hw: &dyn Hw, ev: &Event) {
 }
 
 /// A box's state on one package.
+///
+/// Perf brackets scheduling with `pmu_disable`/`pmu_enable`: while disabled, `del` only
+/// parks an event (its counter keeps running) and `add` only checks that the events fit;
+/// `pmu_enable` then touches just the counters whose assignment changed. An event that perf
+/// takes out and puts back (every other event's open, enable and close reschedules them all)
+/// costs no register access at all, as in `arch/x86/events/core.c` for the core PMU.
 struct BoxInner {
+    /// Events perf has added, in order.
     events: EventList<MAX_BOX_EVENTS>,
+    /// Events deleted in this disabled section whose counter still runs.
+    parked: EventList<MAX_BOX_EVENTS>,
+    /// Inside `pmu_disable` .. `pmu_enable`.
+    disabled: bool,
     act: Activity,
 }
 
 /// What runs in a box.
 struct Activity {
-    /// Started events.
-    n_active: usize,
+    /// Events whose counter is programmed and counting (live).
+    n_live: usize,
     /// The running poll timer, cancelled when dropped.
     timer: Option<ArcHrTimerHandle<BoxState>>,
 }
@@ -403,12 +414,10 @@ impl HrTimerCallback for BoxState {
         let active = this
             .inner
             .with(|inner| {
-                for ev in inner.events.iter() {
-                    if ev.state() & HES_STOPPED == 0 {
-                        update(&*this.hw, ev);
-                    }
+                for ev in inner.events.iter().filter(|e| e.is_live()) {
+                    update(&*this.hw, ev);
                 }
-                inner.act.n_active > 0
+                inner.act.n_live > 0
             })
             .unwrap_or(false);
         if active {
@@ -442,7 +451,12 @@ impl UncorePmu {
                         poll: Delta::from_millis(unit.poll_ms as i64),
                         inner: OwnedCell::new(BoxInner {
                             events: EventList::new(),
-                            act: Activity { n_active: 0, timer: None },
+                            parked: EventList::new(),
+                            disabled: false,
+                            act: Activity {
+                                n_live: 0,
+                                timer: None,
+                            },
                         }),
                     }),
                     GFP_KERNEL,
@@ -486,6 +500,12 @@ impl UncorePmu {
 
     fn name(&self) -> PmuName {
         PmuName(self.unit, self.box_idx)
+    }
+
+    /// The box of the calling CPU's package (perf's `pmu_enable`/`pmu_disable` name no event).
+    fn box_here(&self) -> &Arc<BoxState> {
+        let pkg = platform::cpu_package(CpuId::current().as_u32()) as usize;
+        &self.boxes[pkg.min(self.boxes.len() - 1)]
     }
 
     fn box_of(&self, ev: &Event) -> &Arc<BoxState> {
@@ -545,11 +565,8 @@ impl UncorePmu {
         Ok(())
     }
 
-    /// Starts `ev` (its box's state is `inner`).
-    fn start_locked(&self, b: &Arc<BoxState>, act: &mut Activity, ev: &Event, _flags: u32) {
-        if ev.state() & HES_STOPPED == 0 {
-            return;
-        }
+    /// Programs `ev`'s counter and takes its baseline: the event counts from now on.
+    fn hw_start(&self, b: &Arc<BoxState>, act: &mut Activity, ev: &Event) {
         let target = Target::from_raw(ev.hw_config());
         let pkg = self.engine.package(ev.cpu().max(0) as u32);
         // Baseline first: a generic counter does not move until enabled.
@@ -568,90 +585,116 @@ impl UncorePmu {
             }
             Target::FreeRunning(_) => {}
         }
-        ev.set_state(0);
-        act.n_active += 1;
-        if act.n_active == 1 {
+        ev.set_live(true);
+        act.n_live += 1;
+        if act.n_live == 1 {
             act.timer = Some(b.clone().start(b.poll));
         }
     }
 
-    /// Stops `ev`, folding in its last count if `flags` asks.
-    fn stop_locked(&self, act: &mut Activity, ev: &Event, flags: u32) {
-        let target = Target::from_raw(ev.hw_config());
-        if ev.state() & HES_STOPPED == 0 {
-            match target {
-                Target::Generic(_) => {
-                    let _ = self.engine.hw.wrmsr(ev.control_addr(), 0);
-                }
-                Target::Fixed => self
-                    .engine
-                    .fixed_put(self.engine.package(ev.cpu().max(0) as u32)),
-                Target::FreeRunning(_) => {}
+    /// Stops `ev`'s counter and folds its last counts into the event.
+    fn hw_stop(&self, act: &mut Activity, ev: &Event) {
+        match Target::from_raw(ev.hw_config()) {
+            Target::Generic(_) => {
+                let _ = self.engine.hw.wrmsr(ev.control_addr(), 0);
             }
-            ev.set_state(ev.state() | HES_STOPPED);
-            act.n_active -= 1;
-            if act.n_active == 0 {
-                // Cancels the timer: it is pinned to this CPU, so not running now.
-                act.timer = None;
-            }
+            Target::Fixed => self
+                .engine
+                .fixed_put(self.engine.package(ev.cpu().max(0) as u32)),
+            Target::FreeRunning(_) => {}
         }
-        if flags & EF_UPDATE != 0 && ev.state() & HES_UPTODATE == 0 {
-            update(&*self.engine.hw, ev);
-            ev.set_state(ev.state() | HES_UPTODATE);
+        // Disabled first: nothing counts between this read and the counter's next user.
+        update(&*self.engine.hw, ev);
+        ev.set_state(ev.state() | HES_UPTODATE);
+        ev.set_live(false);
+        act.n_live -= 1;
+        if act.n_live == 0 {
+            // Cancels the timer: it is pinned to this CPU, so not running now.
+            act.timer = None;
         }
     }
 
-    /// Gives every generic event of the box (the new one last) a counter, moving others only
-    /// when the constraints force it.
-    fn schedule(&self, b: &Arc<BoxState>, inner: &mut BoxInner, new: &Event) -> Result {
-        let BoxInner { events, act } = inner;
+    /// Whether the generic events of `events`, plus `new`, fit the counters.
+    fn fits(&self, events: &EventList<MAX_BOX_EVENTS>, new: &Event) -> bool {
+        let Some(new_req) = self.request(new) else {
+            // Fixed and free-running counters are shared.
+            return true;
+        };
+        let mut reqs = [new_req; sched::MAX_COUNTERS];
+        let mut n = 1;
+        for req in events.iter().filter_map(|e| self.request(e)) {
+            if n == reqs.len() {
+                return false;
+            }
+            reqs[n] = req;
+            n += 1;
+        }
+        let mut out = [0u8; sched::MAX_COUNTERS];
+        sched::assign(&reqs[..n], self.unit.nr_generic as usize, &mut out[..n])
+    }
+
+    /// Brings the hardware in line with the box: stops parked events, gives every generic
+    /// event a counter (keeping live ones where they are unless a constraint forces a move),
+    /// and starts every event perf wants running. Only what changed touches a register.
+    fn reconcile(&self, b: &Arc<BoxState>, inner: &mut BoxInner) {
+        let BoxInner {
+            events,
+            parked,
+            act,
+            ..
+        } = inner;
+        for ev in parked.iter() {
+            self.hw_stop(act, ev);
+        }
+        parked.clear();
+
         let mut reqs = [Request {
             allowed: 0,
             current: None,
         }; sched::MAX_COUNTERS];
-        let mut who = [usize::MAX; sched::MAX_COUNTERS];
+        let mut who = [0usize; sched::MAX_COUNTERS];
         let mut n = 0;
-        let Some(new_req) = self.request(new) else {
-            // Fixed and free-running counters are shared: nothing to schedule.
-            return Ok(());
-        };
         for (i, e) in events.iter().enumerate() {
             if let Some(req) = self.request(e) {
-                if n == reqs.len() {
-                    return Err(EBUSY);
+                if n < reqs.len() {
+                    reqs[n] = Request {
+                        current: if e.is_live() { req.current } else { None },
+                        ..req
+                    };
+                    who[n] = i;
                 }
-                reqs[n] = req;
-                who[n] = i;
                 n += 1;
             }
         }
-        if n == reqs.len() {
-            return Err(EBUSY);
-        }
-        reqs[n] = new_req;
-        n += 1;
         let mut out = [0u8; sched::MAX_COUNTERS];
-        if !sched::assign(&reqs[..n], self.unit.nr_generic as usize, &mut out[..n]) {
-            return Err(EBUSY);
+        if n > reqs.len()
+            || !sched::assign(&reqs[..n], self.unit.nr_generic as usize, &mut out[..n])
+        {
+            // `add` admits only events that fit: this cannot happen.
+            kernel::warn_on!(true);
+            return;
         }
-        // Move the events whose counter changed, keeping their counts.
-        for k in 0..n - 1 {
+        // Events perf stopped, or that lost their counter: stop, keeping the count.
+        for e in events.iter() {
+            if e.is_live() && e.state() & HES_STOPPED != 0 {
+                self.hw_stop(act, e);
+            }
+        }
+        for k in 0..n {
             let e = events.get(who[k]);
             let c = i32::from(out[k]);
-            if e.idx() == c {
-                continue;
-            }
-            let running = e.state() & HES_STOPPED == 0;
-            if running {
-                self.stop_locked(act, e, EF_UPDATE);
-            }
-            self.assign_generic(e, c);
-            if running {
-                self.start_locked(b, act, e, EF_RELOAD);
+            if e.idx() != c {
+                if e.is_live() {
+                    self.hw_stop(act, e);
+                }
+                self.assign_generic(e, c);
             }
         }
-        self.assign_generic(new, i32::from(out[n - 1]));
-        Ok(())
+        for e in events.iter() {
+            if e.state() & HES_STOPPED == 0 && !e.is_live() {
+                self.hw_start(b, act, e);
+            }
+        }
     }
 
     fn assign_generic(&self, ev: &Event, idx: i32) {
@@ -739,14 +782,20 @@ impl PmuOps for UncorePmu {
         let b = self.box_of(ev);
         b.inner
             .with(|inner| {
-                if inner.events.len() == MAX_BOX_EVENTS {
+                if inner.events.len() == MAX_BOX_EVENTS || !self.fits(&inner.events, ev) {
+                    // Perf multiplexes it.
                     return Err(EBUSY);
                 }
-                ev.set_state(HES_STOPPED | HES_UPTODATE);
-                self.schedule(b, inner, ev)?;
+                // A parked event comes back with its counter still running.
+                inner.parked.remove(ev);
                 inner.events.push(ev);
-                if flags & EF_START != 0 {
-                    self.start_locked(b, &mut inner.act, ev, EF_RELOAD);
+                ev.set_state(if flags & EF_START != 0 {
+                    0
+                } else {
+                    HES_STOPPED | HES_UPTODATE
+                });
+                if !inner.disabled {
+                    self.reconcile(b, inner);
                 }
                 Ok(())
             })
@@ -756,28 +805,59 @@ impl PmuOps for UncorePmu {
     fn del(&self, ev: &Event, _flags: u32) {
         let b = self.box_of(ev);
         b.inner.with(|inner| {
-            self.stop_locked(&mut inner.act, ev, EF_UPDATE);
             inner.events.remove(ev);
+            if ev.is_live() {
+                if inner.disabled {
+                    // Stopped at pmu_enable, unless perf adds it back before.
+                    inner.parked.push(ev);
+                } else {
+                    self.hw_stop(&mut inner.act, ev);
+                }
+            }
+            ev.set_state(HES_STOPPED | HES_UPTODATE);
         });
-        if matches!(Target::from_raw(ev.hw_config()), Target::Generic(_)) {
-            ev.set_idx(IDX_NONE);
-        }
     }
 
-    fn start(&self, ev: &Event, flags: u32) {
+    fn start(&self, ev: &Event, _flags: u32) {
         let b = self.box_of(ev);
-        b.inner
-            .with(|inner| self.start_locked(b, &mut inner.act, ev, flags));
+        b.inner.with(|inner| {
+            ev.set_state(0);
+            if !inner.disabled {
+                self.reconcile(b, inner);
+            }
+        });
     }
 
     fn stop(&self, ev: &Event, flags: u32) {
-        self.box_of(ev)
-            .inner
-            .with(|inner| self.stop_locked(&mut inner.act, ev, flags));
+        self.box_of(ev).inner.with(|inner| {
+            if ev.is_live() {
+                self.hw_stop(&mut inner.act, ev);
+            } else if flags & EF_UPDATE != 0 {
+                ev.set_state(ev.state() | HES_UPTODATE);
+            }
+            ev.set_state(ev.state() | HES_STOPPED);
+        });
     }
 
     fn read(&self, ev: &Event) {
-        update(&*self.engine.hw, ev);
+        // Perf reads active events only, under the context lock, so a live event cannot
+        // change counters meanwhile; an event between add and pmu_enable has nothing to add.
+        if ev.is_live() {
+            update(&*self.engine.hw, ev);
+        }
+    }
+
+    fn pmu_disable(&self) {
+        let b = self.box_here();
+        b.inner.with(|inner| inner.disabled = true);
+    }
+
+    fn pmu_enable(&self) {
+        let b = self.box_here();
+        b.inner.with(|inner| {
+            inner.disabled = false;
+            self.reconcile(b, inner);
+        });
     }
 }
 

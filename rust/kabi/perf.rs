@@ -21,8 +21,6 @@ use super::perf_sys as sys;
 
 /// `PERF_EF_*`: flags perf passes to add/del/start/stop.
 pub(crate) const EF_START: u32 = sys::PERF_EF_START;
-/// Reload the counter's baseline when starting.
-pub(crate) const EF_RELOAD: u32 = sys::PERF_EF_RELOAD;
 /// Update the event's count when stopping.
 pub(crate) const EF_UPDATE: u32 = sys::PERF_EF_UPDATE;
 
@@ -34,6 +32,9 @@ pub(crate) const HES_UPTODATE: u32 = sys::PERF_HES_UPTODATE;
 /// `PERF_EV_CAP_READ_ACTIVE_PKG` (`BIT(1)`, which bindgen cannot evaluate): the event may be
 /// read from any CPU of its package, without an IPI to the collector.
 const EV_CAP_READ_ACTIVE_PKG: c_int = 1 << 1;
+
+/// Driver flag in `hw.flags`: the counter is live for this event.
+const HW_LIVE: c_int = 1;
 
 /// `PERF_EVENT_STATE_OFF`.
 const STATE_OFF: sys::perf_event_state = sys::perf_event_state_PERF_EVENT_STATE_OFF;
@@ -214,6 +215,25 @@ impl Event {
         unsafe { (*self.raw()).hw.state as u32 }
     }
 
+    /// Whether the event's counter is programmed and counting for it (`hw.flags`, which
+    /// belongs to the driver).
+    pub(crate) fn is_live(&self) -> bool {
+        // SAFETY: See `idx()`.
+        unsafe { (*self.hw()).flags & HW_LIVE != 0 }
+    }
+
+    /// Sets or clears the live flag.
+    pub(crate) fn set_live(&self, live: bool) {
+        // SAFETY: See `idx()`.
+        unsafe {
+            if live {
+                (*self.hw()).flags |= HW_LIVE;
+            } else {
+                (*self.hw()).flags &= !HW_LIVE;
+            }
+        }
+    }
+
     /// Sets `hw.state`.
     pub(crate) fn set_state(&self, state: u32) {
         // SAFETY: See `state()`.
@@ -282,6 +302,11 @@ impl<const N: usize> EventList<N> {
         true
     }
 
+    /// Forgets every event.
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+    }
+
     /// Removes `ev` (from `del`), keeping the others' order.
     pub(crate) fn remove(&mut self, ev: &Event) {
         if let Some(i) = self.events[..self.len]
@@ -323,6 +348,10 @@ pub(crate) trait PmuOps: Sync {
     fn stop(&self, ev: &Event, flags: u32);
     /// Folds the hardware count into the event's count; may run on any CPU of the package.
     fn read(&self, ev: &Event);
+    /// Perf starts (re)scheduling this PMU on the calling CPU.
+    fn pmu_disable(&self);
+    /// Perf is done (re)scheduling: program what changed.
+    fn pmu_enable(&self);
 }
 
 /// A registered perf PMU.
@@ -390,6 +419,8 @@ impl<T: PmuOps> PmuRegistration<T> {
                 (*raw).start = Some(start_cb::<T>);
                 (*raw).stop = Some(stop_cb::<T>);
                 (*raw).read = Some(read_cb::<T>);
+                (*raw).pmu_enable = Some(pmu_enable_cb::<T>);
+                (*raw).pmu_disable = Some(pmu_disable_cb::<T>);
                 to_result(sys::perf_pmu_register(raw, this.name.as_char_ptr(), -1))?;
             }
             // SAFETY: Only a plain field is written; nothing is moved out of the pinned value.
@@ -509,4 +540,24 @@ unsafe extern "C" fn read_cb<T: PmuOps>(event: *mut sys::perf_event) {
     // SAFETY: Guaranteed by perf for our own pmu.
     let (reg, ev) = unsafe { reg_of::<T>(event) };
     reg.ops.read(ev);
+}
+
+/// # Safety
+///
+/// Called by perf with a `pmu` registered by `PmuRegistration<T>`.
+unsafe extern "C" fn pmu_enable_cb<T: PmuOps>(pmu: *mut sys::pmu) {
+    // SAFETY: Guaranteed by perf for our own pmu.
+    unsafe { PmuRegistration::<T>::from_pmu(pmu) }
+        .ops
+        .pmu_enable();
+}
+
+/// # Safety
+///
+/// As for [`pmu_enable_cb`].
+unsafe extern "C" fn pmu_disable_cb<T: PmuOps>(pmu: *mut sys::pmu) {
+    // SAFETY: Guaranteed by perf for our own pmu.
+    unsafe { PmuRegistration::<T>::from_pmu(pmu) }
+        .ops
+        .pmu_disable();
 }

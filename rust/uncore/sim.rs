@@ -596,7 +596,11 @@ impl SimUncore {
             self.fixed.total, self.ctr[ARB_BOX][0].total, self.ctr[ARB_BOX][1].total
         )?;
         for b in 0..self.nr_cbox as usize {
-            write!(f, " cbox{b} {} {}", self.ctr[b][0].total, self.ctr[b][1].total)?;
+            write!(
+                f,
+                " cbox{b} {} {}",
+                self.ctr[b][0].total, self.ctr[b][1].total
+            )?;
         }
         writeln!(f)?;
         writeln!(f, "violations {}", self.stats.constraint_violations)?;
