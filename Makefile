@@ -6,6 +6,8 @@
 #   make check    every test: host unit tests, then the VM selftests on both test kernels
 #                 (lockdep; KASAN+KFENCE); ends "N passed, N failed"
 #   make stress   the long stress runs (fuzzing, load cycles, hotplug, wrap soak), ~30 min
+#   make bench    hardware accesses per perf operation beside Linux's, read latency, timer
+#                 wakeups, footprint (figures, not tests)
 #   make clippy   build with clippy;  make fmt / fmt-check   rustfmt with the kernel's config
 
 KDIR ?= $(shell scripts/build-kernel)
@@ -41,4 +43,7 @@ check: modules
 stress: modules
 	scripts/stress
 
-.PHONY: all host modules clippy clean fmt fmt-check run check stress
+bench: modules
+	scripts/bench
+
+.PHONY: all host modules clippy clean fmt fmt-check run check stress bench

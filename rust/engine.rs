@@ -364,6 +364,15 @@ fn update(hw: &dyn Hw, ev: &Event) {
     }
 }
 
+/// Poll timer runs since load, for the simulator's statistics (timer wakeups per second).
+static POLLS: Atomic<u64> = Atomic::new(0);
+
+/// Poll timer runs since the module loaded.
+#[cfg(skl_sim)]
+pub(crate) fn polls() -> u64 {
+    POLLS.load(ordering::Relaxed)
+}
+
 /// A box's state on one package.
 ///
 /// Perf brackets scheduling with `pmu_disable`/`pmu_enable`: while disabled, `del` only
@@ -411,6 +420,7 @@ impl HrTimerCallback for BoxState {
 
     /// Reads every running counter of the box before it can wrap.
     fn run(this: ArcBorrow<'_, Self>, mut ctx: HrTimerCallbackContext<'_, Self>) -> HrTimerRestart {
+        POLLS.add(1, ordering::Relaxed);
         let active = this
             .inner
             .with(|inner| {

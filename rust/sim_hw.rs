@@ -27,6 +27,7 @@ use crate::uncore::{
     imc,
     regs::{CboConfig, MSR_UNC_CBO_CONFIG, PCI_MCHBAR_HI, PCI_MCHBAR_LO},
     sim::{parse_counter_cmd, parse_inject, Fault, Rates, SimUncore},
+    units::{ARB, CBOX, CLOCK, IMC},
 };
 
 /// The simulated registers, one register file per package as on real hardware, serialised by
@@ -151,6 +152,15 @@ pub(crate) struct SimDebugfs {
 }
 
 fn show_regs(hw: &Arc<SimHw>, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+    writeln!(
+        f,
+        "poll_ms cbox {} arb {} clock {} imc {} polls {}",
+        CBOX.poll_ms,
+        ARB.poll_ms,
+        CLOCK.poll_ms,
+        IMC.poll_ms,
+        crate::engine::polls()
+    )?;
     for (pkg, model) in hw.models.iter().enumerate() {
         if hw.models.len() > 1 {
             writeln!(f, "package {pkg}")?;

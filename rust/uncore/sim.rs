@@ -66,6 +66,9 @@ struct Ctr {
 
 /// Increments over `dt` ns at `rate` per second, carrying the remainder in `frac`.
 fn at_rate(rate: u64, dt: u64, frac: &mut u64) -> u64 {
+    if rate == 0 {
+        return 0;
+    }
     // rate * (dt % 1e9) < 1e9 * rate: fits u64 for rates below 1.8e10.
     let whole = rate.wrapping_mul(dt / NS_PER_S);
     let part = rate.saturating_mul(dt % NS_PER_S) + *frac;
@@ -264,7 +267,12 @@ impl SimUncore {
                 let sel = PerfEvtSel::from_raw(self.evtsel[b][i]);
                 let c = &mut self.ctr[b][i];
                 let events = at_rate(self.rates.generic[b], dt, &mut c.frac);
-                let cycles = at_rate(self.rates.uclk_hz, dt, &mut c.cyc_frac);
+                // Cycles matter only to an inverted threshold: skip the division otherwise.
+                let cycles = if sel.is_set(PerfEvtSel::INV) && sel.get(PerfEvtSel::THR) != 0 {
+                    at_rate(self.rates.uclk_hz, dt, &mut c.cyc_frac)
+                } else {
+                    events
+                };
                 let inc = filtered_increment(sel, events, cycles, false);
                 Self::bump(c, inc, PERFCTR_WIDTH, &mut self.global_status, status_bit);
             }
