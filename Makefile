@@ -8,6 +8,8 @@
 #   make stress   the long stress runs (fuzzing, load cycles, hotplug, wrap soak), ~30 min
 #   make bench    hardware accesses per perf operation beside Linux's, read latency, timer
 #                 wakeups, footprint (figures, not tests)
+#   make install  build against the running kernel and install into its module tree
+#   make load     load skl_uncore.ko into the running kernel, after checking it can work
 #   make clippy   build with clippy;  make fmt / fmt-check   rustfmt with the kernel's config
 
 KDIR ?= $(shell scripts/build-kernel)
@@ -34,6 +36,19 @@ fmt:
 fmt-check:
 	rustfmt --check --edition 2021 --config-path $(KDIR)/.rustfmt.toml $(RUST_SOURCES)
 
+# The running kernel's build tree (it must have been built with CONFIG_RUST=y).
+RUNNING_KDIR ?= /lib/modules/$(shell uname -r)/build
+
+install:
+	@test -d $(RUNNING_KDIR)/rust || { echo "install: $(RUNNING_KDIR) is not the build tree of \
+a Rust-enabled kernel (no rust/ in it): set RUNNING_KDIR=/path/to/your/kernel/build"; exit 1; }
+	$(MAKE) -C $(RUNNING_KDIR) M=$(CURDIR) modules
+	$(MAKE) -C $(RUNNING_KDIR) M=$(CURDIR) modules_install
+	depmod -a $(shell uname -r)
+
+load:
+	scripts/load
+
 run: modules
 	scripts/run-demo
 
@@ -46,4 +61,4 @@ stress: modules
 bench: modules
 	scripts/bench
 
-.PHONY: all host modules clippy clean fmt fmt-check run check stress bench
+.PHONY: all host modules clippy clean fmt fmt-check run check stress bench install load
