@@ -480,6 +480,27 @@ mod tests {
         assert_eq!(CLOCK.poll_ms, 28_147_497);
     }
 
+    /// Documentation/skl-uncore.rst names every event, its encoding, every host bridge and
+    /// every supported model.
+    #[test]
+    fn documentation_covers_the_tables() {
+        let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../Documentation/skl-uncore.rst"))
+            .unwrap();
+        for unit in [&CBOX, &ARB, &CLOCK, &IMC] {
+            for e in unit.events {
+                let name = e.name.to_str().unwrap();
+                let config = e.config.to_str().unwrap();
+                assert!(doc.lines().any(|l| l.contains(name) && l.contains(config)), "{name} {config}");
+            }
+        }
+        for (id, name) in crate::uncore::imc::HOST_BRIDGE_IDS {
+            assert!(doc.contains(&format!("{id:#06x}")), "{name} {id:#06x}");
+        }
+        for model in ["0x4E", "0x5E", "0x8E", "0x9E", "0xA5", "0xA6"] {
+            assert!(doc.contains(model), "{model}");
+        }
+    }
+
     #[test]
     fn event_names_are_lower_case_json_names() {
         for unit in [&CBOX, &ARB, &CLOCK, &IMC] {
