@@ -26,7 +26,7 @@ use crate::kabi::platform::{self, now_ns, SimLocked};
 use crate::uncore::{
     imc,
     regs::{CboConfig, MSR_UNC_CBO_CONFIG, PCI_MCHBAR_HI, PCI_MCHBAR_LO},
-    sim::{parse_counter_cmd, parse_inject, Fault, Rates, SimUncore},
+    sim::{parse_counter_cmd, parse_inject, CounterCmd, Fault, InjectError, Rates, SimUncore},
     units::{ARB, CBOX, CLOCK, IMC},
 };
 
@@ -217,22 +217,30 @@ fn write_inject(hw: &Arc<SimHw>, reader: &mut UserSliceReader) -> Result {
     .map_err(|e| refused("inject", e, USAGE))
 }
 
-fn write_preset(hw: &Arc<SimHw>, reader: &mut UserSliceReader) -> Result {
-    const USAGE: &str = "UNIT BOX COUNTER VALUE";
+/// Parses a `UNIT BOX COUNTER VALUE` line written to `file` and applies it to every package.
+fn write_counter_cmd(
+    hw: &SimHw,
+    reader: &mut UserSliceReader,
+    file: &str,
+    usage: &str,
+    op: impl Fn(&mut SimUncore, CounterCmd) -> core::result::Result<(), InjectError>,
+) -> Result {
     let mut buf = [0u8; 96];
-    let cmd = parse_counter_cmd(read_line("preset", reader, &mut buf)?)
-        .map_err(|e| refused("preset", e, USAGE))?;
-    hw.each(|m| m.preset(cmd.unit, cmd.box_idx, cmd.counter, cmd.value, now_ns()))
-        .map_err(|e| refused("preset", e, USAGE))
+    let cmd = parse_counter_cmd(read_line(file, reader, &mut buf)?)
+        .map_err(|e| refused(file, e, usage))?;
+    hw.each(|m| op(m, cmd)).map_err(|e| refused(file, e, usage))
+}
+
+fn write_preset(hw: &Arc<SimHw>, reader: &mut UserSliceReader) -> Result {
+    write_counter_cmd(hw, reader, "preset", "UNIT BOX COUNTER VALUE", |m, c| {
+        m.preset(c.unit, c.box_idx, c.counter, c.value, now_ns())
+    })
 }
 
 fn write_rate(hw: &Arc<SimHw>, reader: &mut UserSliceReader) -> Result {
-    const USAGE: &str = "UNIT BOX COUNTER RATE";
-    let mut buf = [0u8; 96];
-    let cmd = parse_counter_cmd(read_line("rate", reader, &mut buf)?)
-        .map_err(|e| refused("rate", e, USAGE))?;
-    hw.each(|m| m.set_rate(cmd.unit, cmd.box_idx, cmd.counter, cmd.value, now_ns()))
-        .map_err(|e| refused("rate", e, USAGE))
+    write_counter_cmd(hw, reader, "rate", "UNIT BOX COUNTER RATE", |m, c| {
+        m.set_rate(c.unit, c.box_idx, c.counter, c.value, now_ns())
+    })
 }
 
 impl SimDebugfs {

@@ -484,13 +484,19 @@ mod tests {
     /// every supported model.
     #[test]
     fn documentation_covers_the_tables() {
-        let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../Documentation/skl-uncore.rst"))
-            .unwrap();
+        let doc = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../Documentation/skl-uncore.rst"
+        ))
+        .unwrap();
         for unit in [&CBOX, &ARB, &CLOCK, &IMC] {
             for e in unit.events {
                 let name = e.name.to_str().unwrap();
                 let config = e.config.to_str().unwrap();
-                assert!(doc.lines().any(|l| l.contains(name) && l.contains(config)), "{name} {config}");
+                assert!(
+                    doc.lines().any(|l| l.contains(name) && l.contains(config)),
+                    "{name} {config}"
+                );
             }
         }
         for (id, name) in crate::uncore::imc::HOST_BRIDGE_IDS {
