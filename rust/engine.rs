@@ -387,6 +387,9 @@ struct BoxInner {
     parked: EventList<MAX_BOX_EVENTS>,
     /// Inside `pmu_disable` .. `pmu_enable`.
     disabled: bool,
+    /// An event was added or started since the last reconcile: `pmu_enable` has work to do.
+    /// (Perf enables a PMU after every scheduling pass, most of which change nothing here.)
+    dirty: bool,
     act: Activity,
 }
 
@@ -463,6 +466,7 @@ impl UncorePmu {
                             events: EventList::new(),
                             parked: EventList::new(),
                             disabled: false,
+                            dirty: false,
                             act: Activity {
                                 n_live: 0,
                                 timer: None,
@@ -647,6 +651,7 @@ impl UncorePmu {
     /// event a counter (keeping live ones where they are unless a constraint forces a move),
     /// and starts every event perf wants running. Only what changed touches a register.
     fn reconcile(&self, b: &Arc<BoxState>, inner: &mut BoxInner) {
+        inner.dirty = false;
         let BoxInner {
             events,
             parked,
@@ -804,6 +809,7 @@ impl PmuOps for UncorePmu {
                 } else {
                     HES_STOPPED | HES_UPTODATE
                 });
+                inner.dirty = true;
                 if !inner.disabled {
                     self.reconcile(b, inner);
                 }
@@ -832,6 +838,7 @@ impl PmuOps for UncorePmu {
         let b = self.box_of(ev);
         b.inner.with(|inner| {
             ev.set_state(0);
+            inner.dirty = true;
             if !inner.disabled {
                 self.reconcile(b, inner);
             }
@@ -866,7 +873,9 @@ impl PmuOps for UncorePmu {
         let b = self.box_here();
         b.inner.with(|inner| {
             inner.disabled = false;
-            self.reconcile(b, inner);
+            if inner.dirty || inner.parked.len() > 0 {
+                self.reconcile(b, inner);
+            }
         });
     }
 }
