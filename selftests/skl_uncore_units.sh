@@ -28,9 +28,21 @@ check "imc events: 5 names with .scale and .unit" "15" "$(ls $DEV/uncore_imc/eve
 check "imc data_writes" "event=0x02 6.103515625e-5 MiB" \
 	"$(cd $DEV/uncore_imc/events && echo $(cat data_writes data_writes.scale data_writes.unit))"
 check "every PMU has the same cpumask" "0 0 0 0 0 0 0" "$(echo $(cat $DEV/uncore_*/cpumask))"
+# Every cpumask, format and events file, exactly (encodings checked against Tables 3-1..3-3).
+(cd $DEV && for f in uncore_*/cpumask uncore_*/format/* uncore_*/events/*; do
+	printf '%s: %s\n' "$f" "$(cat $f)"; done) > /tmp/sysfs.txt
+if diff /selftests/sysfs-4cbox.expected /tmp/sysfs.txt > /tmp/sysfs.diff; then
+	ok "all $(wc -l < /tmp/sysfs.txt) sysfs files of the 7 PMUs hold exactly the expected text"
+else
+	sed 's/^/# /' /tmp/sysfs.diff
+	not_ok "every sysfs file's content" "differs from selftests/sysfs-4cbox.expected"
+fi
 
 # --- event_init rules ---------------------------------------------------------------------
 errno_of() { $PO "$@" >/dev/null; echo $?; }
+# An unregistered type makes perf ask every PMU: ours must decline with ENOENT, or its errno
+# would reach the user.
+check "foreign PMU type -> ENOENT" 2 "$(errno_of 4000/0x8f34)"
 check "sampling (period) -> EINVAL" $EINVAL "$(errno_of uncore_cbox_0/0x8f34/period=1000)"
 check "sampling (freq) -> EINVAL" $EINVAL "$(errno_of uncore_cbox_0/0x8f34/freq=100)"
 check "per-task (pid 0, cpu -1) -> EINVAL" $EINVAL "$(errno_of uncore_cbox_0/0x8f34/pid=0,cpu=-1)"
