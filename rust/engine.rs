@@ -150,20 +150,14 @@ impl Engine {
         for box_idx in 0..nr_boxes {
             let name = CString::try_from_fmt(fmt!("{}", PmuName(unit, box_idx)))?;
             let pmu = UncorePmu::new(self, unit, box_idx)?;
-            let groups = pmu.attrs.groups();
-            // SAFETY: `groups` points into `pmu.attrs`, which the registration owns and never
-            // changes.
-            let reg = KBox::pin_init(
-                unsafe { PmuRegistration::register(name, pmu, groups, module) },
-                GFP_KERNEL,
-            )
-            .inspect_err(|e| {
-                pr_err!(
-                    "{}: perf_pmu_register failed: {:?}\n",
-                    PmuName(unit, box_idx),
-                    e
-                );
-            })?;
+            let reg = KBox::pin_init(PmuRegistration::register(name, pmu, module), GFP_KERNEL)
+                .inspect_err(|e| {
+                    pr_err!(
+                        "{}: perf_pmu_register failed: {:?}\n",
+                        PmuName(unit, box_idx),
+                        e
+                    );
+                })?;
             self.pmus.lock().push(reg, GFP_KERNEL)?;
         }
         Ok(())
@@ -734,6 +728,10 @@ impl kernel::fmt::Display for PmuName {
 }
 
 impl PmuOps for UncorePmu {
+    fn attrs(&self) -> &PmuAttrs {
+        &self.attrs
+    }
+
     fn event_init(&self, ev: &Event) -> Result {
         if ev.is_sampling() {
             return Err(refuse(

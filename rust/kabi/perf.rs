@@ -336,6 +336,8 @@ impl<const N: usize> EventList<N> {
 /// lock: implementations must not sleep or take sleeping locks (nor Rust's `SpinLock`, which
 /// lockdep's raw-lock nesting check rejects there).
 pub(crate) trait PmuOps: Sync {
+    /// The PMU's sysfs groups (`format/`, `events/`, `cpumask`).
+    fn attrs(&self) -> &super::sysfs::PmuAttrs;
     /// Accepts or refuses a new event (process context).
     fn event_init(&self, ev: &Event) -> Result;
     /// Schedules the event onto the PMU.
@@ -358,8 +360,8 @@ pub(crate) trait PmuOps: Sync {
 ///
 /// # Invariants
 ///
-/// While `registered`, `pmu` is registered with perf and refers to `name`, `attr_groups`
-/// and `ops`, all of which live as long as `self`.
+/// While `registered`, `pmu` is registered with perf and refers to `name`, `ops` and the
+/// attribute groups of `ops.attrs()`, all of which live as long as `self`.
 #[pin_data(PinnedDrop)]
 pub(crate) struct PmuRegistration<T: PmuOps> {
     #[pin]
@@ -381,17 +383,10 @@ unsafe impl<T: PmuOps> Sync for PmuRegistration<T> {}
 const INVALID_CONTEXT: c_int = sys::perf_event_task_context_perf_invalid_context;
 
 impl<T: PmuOps> PmuRegistration<T> {
-    /// Registers a PMU named `name` with sysfs groups `attr_groups` (a NULL-terminated array
-    /// that must outlive the registration; owned by `ops`).
-    ///
-    /// # Safety
-    ///
-    /// `attr_groups` points into `ops` or to static data, and stays valid and unchanged for
-    /// the registration's lifetime.
-    pub(crate) unsafe fn register(
+    /// Registers a PMU named `name`, with the sysfs groups of `ops.attrs()`.
+    pub(crate) fn register(
         name: CString,
         ops: T,
-        attr_groups: *mut *const kernel::bindings::attribute_group,
         module: &'static ThisModule,
     ) -> impl PinInit<Self, Error> {
         try_pin_init!(Self {
@@ -403,9 +398,10 @@ impl<T: PmuOps> PmuRegistration<T> {
         })
         .pin_chain(move |this| {
             let raw = this.pmu.get();
+            let attr_groups = this.ops.attrs().groups();
             // SAFETY: `raw` is valid, zeroed and not yet registered. The callbacks match
-            // perf's prototypes. `name` lives in `this`, and the caller guarantees
-            // `attr_groups`.
+            // perf's prototypes. `name` and `ops` live in `this`; `ops.attrs()` is pinned and
+            // never changes (`PmuAttrs` invariant), so `attr_groups` stays valid.
             unsafe {
                 (*raw).module = module.as_ptr();
                 (*raw).task_ctx_nr = INVALID_CONTEXT;

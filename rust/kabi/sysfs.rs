@@ -149,7 +149,7 @@ impl PmuAttrs {
     }
 
     /// The NULL-terminated group array for `struct pmu`.
-    pub(crate) fn groups(&self) -> *mut *const bindings::attribute_group {
+    pub(super) fn groups(&self) -> *mut *const bindings::attribute_group {
         self.group_ptrs.as_ptr().cast_mut()
     }
 }
