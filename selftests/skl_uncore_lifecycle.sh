@@ -24,9 +24,12 @@ check "imc=0: one line says why" "1" "$(dmesg | grep -c 'no uncore_imc: Disabled
 rmmod skl_uncore_sim
 
 insmod $KO
-# Open events pin the module: rmmod fails while they exist, then succeeds.
-$PO -r "rmmod skl_uncore_sim 2>/dev/null; echo \$? > /tmp/rmmod_rc" uncore_clock/0xff uncore_imc/1 >/dev/null
-check "rmmod with open events fails, module stays" "1 1" "$(cat /tmp/rmmod_rc) $(loaded)"
+# An open event of any of our PMUs pins the module (Linux's IMC does not): rmmod fails while
+# it exists, the event still counts, and rmmod succeeds after.
+for ev in uncore_cbox_3/0x8f34 uncore_arb/0x181 uncore_clock/0xff uncore_imc/1; do
+	$PO -r "rmmod skl_uncore_sim 2>/dev/null; echo \$? > /tmp/rmmod_rc" $ev >/dev/null
+	check "rmmod with only $ev open fails, module stays" "1 1" "$(cat /tmp/rmmod_rc) $(loaded)"
+done
 
 # Bad debugfs writes: EINVAL, registers unchanged (with the IMC's background traffic off).
 for e in 1 2 3 4 5; do echo "imc 0 $e 0" > $SIM/rate; done
