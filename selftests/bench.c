@@ -10,10 +10,13 @@
  *   bench mux         accesses per multiplexing rotation (3 CBo events on 2 counters)
  *   bench migrate     accesses to move events when the collector of package 1 (CPU 2) goes
  *                     offline (needs two packages)
+ *   bench alloc N     slab allocations made while repeating each hot-path operation N times
+ *                     (needs CONFIG_SLUB_STATS: the KASAN test kernel has it)
  *
  * Needs skl_uncore_sim.ko loaded (except `load`).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <sched.h>
@@ -255,6 +258,133 @@ static void migrate(void)
 	       3 + 3 + 3 + 7 + 2, d / 18.0);
 }
 
+/* One number from a SLUB statistics file ("TOTAL C0=.. C1=.."), or -1. */
+static long slub_stat(const char *cache, const char *stat)
+{
+	char path[512];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/%s", cache, stat);
+	f = fopen(path, "r");
+	if (f && fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/*
+ * Allocations from every slab cache since boot, all CPUs (CONFIG_SLUB_STATS), or -1 without
+ * the statistics. Merged caches appear once as a directory and again as symlinks: only the
+ * directories count. Reading the files allocates too, but the same for every call, so it
+ * cancels out of a difference.
+ */
+static long slab_allocs(void)
+{
+	DIR *d = opendir("/sys/kernel/slab");
+	struct dirent *e;
+	long total = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		long fast, slow;
+
+		if (e->d_type != DT_DIR || e->d_name[0] == '.')
+			continue;
+		fast = slub_stat(e->d_name, "alloc_fastpath");
+		slow = slub_stat(e->d_name, "alloc_slowpath");
+		if (fast < 0 || slow < 0) {
+			total = -1;
+			break;
+		}
+		total += fast + slow;
+	}
+	closedir(d);
+	return total;
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* Allocations while `op` runs n times, the cheapest of three runs (a stray allocation by a
+ * kernel thread is not the operation's). */
+#define ALLOCS(n, op)                                          \
+	({                                                     \
+		long best_ = 1L << 40;                         \
+		for (int try_ = 0; try_ < 3; try_++) {         \
+			long a0_ = slab_allocs();              \
+			for (long i_ = 0; i_ < (n); i_++)      \
+				op;                            \
+			long d_ = slab_allocs() - a0_;         \
+			best_ = d_ < best_ ? d_ : best_;       \
+		}                                              \
+		best_;                                         \
+	})
+
+static void alloc_table(long n)
+{
+	static const struct {
+		const char *pmu;
+		uint64_t config, other;
+	} evs[] = {
+		{ "uncore_cbox_0", 0x8f34, 0x1f34 },
+		{ "uncore_arb", 0x181, 0x180 },
+		{ "uncore_clock", 0xff, 0xff },
+		{ "uncore_imc", 1, 2 },
+	};
+	int sw = open_ev(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 1, 0);
+	uint64_t v;
+
+	if (slab_allocs() < 0) {
+		printf("| (no CONFIG_SLUB_STATS in this kernel: no figures) |\n");
+		return;
+	}
+	printf("| operation, %ld times | event | slab allocations | same on cpu-clock (control) |\n",
+	       n);
+	printf("|---|---|---|---|\n");
+	for (unsigned int i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+		int t = pmu_type(evs[i].pmu);
+		/* One more event on the PMU, so every enable reschedules an event already there. */
+		int other = open_ev(t, evs[i].other, 0, 0), fd = open_ev(t, evs[i].config, 1, 0);
+		long ours, ctl;
+
+		pin(0);
+		ours = ALLOCS(n, (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0),
+				  ioctl(fd, PERF_EVENT_IOC_DISABLE, 0)));
+		ctl = ALLOCS(n, (ioctl(sw, PERF_EVENT_IOC_ENABLE, 0),
+				 ioctl(sw, PERF_EVENT_IOC_DISABLE, 0)));
+		printf("| enable + disable (add, start, stop, del, pmu_enable) | %s | %ld | %ld |\n",
+		       evs[i].pmu, ours, ctl);
+		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+		ioctl(sw, PERF_EVENT_IOC_ENABLE, 0);
+		for (int cpu = 0; cpu < 2; cpu++) {
+			pin(cpu);
+			ours = ALLOCS(n, (void)!read(fd, &v, sizeof(v)));
+			ctl = ALLOCS(n, (void)!read(sw, &v, sizeof(v)));
+			printf("| read(2) from CPU %d | %s | %ld | %ld |\n", cpu, evs[i].pmu, ours, ctl);
+		}
+		ioctl(sw, PERF_EVENT_IOC_DISABLE, 0);
+		close(fd);
+		close(other);
+	}
+	close(sw);
+	/* The IMC poll timer (every 1.342 s) runs three times in 4 s; the control is 4 s idle. */
+	int imc = open_ev(pmu_type("uncore_imc"), 1, 0, 0);
+	long ours = ALLOCS(1, usleep(4000000));
+
+	close(imc);
+	printf("| 4 s with an IMC event open: 3 poll timer runs | uncore_imc | %ld | %ld (idle) |\n",
+	       ours, ALLOCS(1, usleep(4000000)));
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "mux")) {
@@ -263,6 +393,10 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "migrate")) {
 		migrate();
+		return 0;
+	}
+	if (argc > 2 && !strcmp(argv[1], "alloc")) {
+		alloc_table(atol(argv[2]));
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "access"))
@@ -280,7 +414,7 @@ int main(int argc, char **argv)
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		printf("%.1f\n", ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / 1e6);
 	} else {
-		fprintf(stderr, "usage: bench access | latency | load KO\n");
+		fprintf(stderr, "usage: bench access | latency | mux | migrate | alloc N | load KO\n");
 		return 2;
 	}
 	return 0;
