@@ -44,6 +44,7 @@ use crate::uncore::{
     },
     sched::{self, Request},
     units::{Unit, UnitKind, ARB, CBOX, CLOCK, IMC},
+    Describe,
 };
 
 /// Access to the uncore registers: the real ones, or the simulator's.
@@ -761,7 +762,7 @@ impl PmuOps for UncorePmu {
             ev.config1(),
             ev.config2(),
         )
-        .map_err(|e| refuse(self.name(), EINVAL, ErrDisplay(e)))?;
+        .map_err(|e| refuse(self.name(), EINVAL, Why(e)))?;
         let collector = self
             .engine
             .package(ev.cpu() as u32)
@@ -878,9 +879,10 @@ impl PmuOps for UncorePmu {
     }
 }
 
-struct ErrDisplay(crate::uncore::event::ConfigError);
+/// Prints a [`Describe`] with the kernel's `fmt!`.
+pub(crate) struct Why<T: Describe>(pub(crate) T);
 
-impl kernel::fmt::Display for ErrDisplay {
+impl<T: Describe> kernel::fmt::Display for Why<T> {
     fn fmt(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
         self.0.describe(f)
     }

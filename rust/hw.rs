@@ -4,7 +4,7 @@
 
 use kernel::prelude::*;
 
-use crate::engine::Hw;
+use crate::engine::{Hw, Why};
 use crate::kabi::{mchbar::IoMap, platform};
 use crate::uncore::imc;
 use crate::uncore::regs::{
@@ -72,7 +72,7 @@ fn map_imc() -> Option<IoMap> {
             }
         },
         Err(e) => {
-            pr_info!("no uncore_imc: {:?}\n", e);
+            pr_info!("no uncore_imc: {}\n", Why(e));
             None
         }
     }

@@ -21,7 +21,7 @@ use kernel::{
     uaccess::UserSliceReader,
 };
 
-use crate::engine::Hw;
+use crate::engine::{Hw, Why};
 use crate::kabi::platform::{self, now_ns, SimLocked};
 use crate::uncore::{
     imc,
@@ -73,7 +73,7 @@ impl SimHw {
         let imc = match imc::locate(id as u16, (id >> 16) as u16, lo, hi) {
             Ok(_) => true,
             Err(e) => {
-                pr_info!("no uncore_imc: {e:?}\n");
+                pr_info!("no uncore_imc: {}\n", Why(e));
                 false
             }
         };

@@ -61,9 +61,9 @@ pub(crate) enum ConfigError {
     NotAnImcEvent(u64),
 }
 
-impl ConfigError {
-    /// One line for the kernel log, completing "<pmu>: ".
-    pub(crate) fn describe(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+impl super::Describe for ConfigError {
+    /// Completes "<pmu>: ".
+    fn describe(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match *self {
             Self::UnknownBits(bits) => {
                 write!(f, "config bits {bits:#x} are outside every format field")

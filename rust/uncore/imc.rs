@@ -68,6 +68,29 @@ pub(crate) enum ImcError {
     Disabled(u64),
 }
 
+impl super::Describe for ImcError {
+    /// Completes "no uncore_imc: ".
+    fn describe(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            Self::NotIntel(vendor) => {
+                write!(
+                    f,
+                    "the host bridge (PCI 0:0.0) has vendor {vendor:#06x}, not Intel"
+                )
+            }
+            Self::UnknownBridge(device) => write!(
+                f,
+                "host bridge 8086:{device:04x} is not a Skylake-family memory controller"
+            ),
+            Self::Disabled(raw) => write!(
+                f,
+                "MCHBAR reads {raw:#x}: the firmware left the window disabled \
+                 (MCHBAREN clear or base 0)"
+            ),
+        }
+    }
+}
+
 /// What the host bridge's configuration space says about the IMC.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct ImcLocation {
@@ -110,6 +133,32 @@ mod tests {
                 "{a:#x}"
             );
         }
+    }
+
+    /// `Describe` through `core::fmt`, as the host sees it.
+    struct Text<'a>(&'a dyn crate::uncore::Describe);
+
+    impl core::fmt::Display for Text<'_> {
+        fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+            self.0.describe(f)
+        }
+    }
+
+    #[test]
+    fn refusals_explain_themselves() {
+        assert_eq!(
+            Text(&ImcError::UnknownBridge(0x1237)).to_string(),
+            "host bridge 8086:1237 is not a Skylake-family memory controller"
+        );
+        assert_eq!(
+            Text(&ImcError::NotIntel(0x1022)).to_string(),
+            "the host bridge (PCI 0:0.0) has vendor 0x1022, not Intel"
+        );
+        assert_eq!(
+            Text(&ImcError::Disabled(0xfed1_0000)).to_string(),
+            "MCHBAR reads 0xfed10000: the firmware left the window disabled \
+             (MCHBAREN clear or base 0)"
+        );
     }
 
     #[test]

@@ -6,6 +6,15 @@
 //! Nothing below this directory imports `kernel::`, so the same files build into the kernel
 //! modules and into the host test crate (`rust/uncore/Cargo.toml`, `cargo test`).
 
+/// A refusal that explains itself in one line of the kernel log.
+///
+/// The kernel's `fmt!` has a `Display` trait of its own, which this directory cannot name (it
+/// also builds on the host): `engine::Why` adapts any `Describe` to it.
+pub(crate) trait Describe {
+    /// Writes the explanation, without a trailing newline.
+    fn describe(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result;
+}
+
 #[macro_use]
 pub(crate) mod bitfield;
 pub(crate) mod counter;
