@@ -164,15 +164,21 @@ static void access_table(void)
 	}
 }
 
-static double ns_per_read(int fd, int cpu, int n)
+static void pin(int cpu)
 {
 	cpu_set_t set;
-	struct timespec t0, t1;
-	uint64_t v;
 
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static double ns_per_read(int fd, int cpu, int n)
+{
+	struct timespec t0, t1;
+	uint64_t v;
+
+	pin(cpu);
 	for (int i = 0; i < 1000; i++)
 		(void)!read(fd, &v, sizeof(v));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -180,6 +186,45 @@ static double ns_per_read(int fd, int cpu, int n)
 		(void)!read(fd, &v, sizeof(v));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	return ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / n;
+}
+
+/* Function-call IPIs delivered so far, all CPUs (/proc/interrupts "CAL:"). */
+static long call_ipis(void)
+{
+	char line[1024];
+	long total = -1;
+	FILE *f = fopen("/proc/interrupts", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, "CAL:"), *end;
+
+		if (!p)
+			continue;
+		total = 0;
+		for (p += 4;; p = end) {
+			long v = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			total += v;
+		}
+	}
+	if (f)
+		fclose(f);
+	return total;
+}
+
+/* IPIs while CPU `cpu` reads `fd` n times. */
+static long ipis_per_reads(int fd, int cpu, int n)
+{
+	uint64_t v;
+	long i0;
+
+	pin(cpu);
+	i0 = call_ipis();
+	for (int i = 0; i < n; i++)
+		(void)!read(fd, &v, sizeof(v));
+	return call_ipis() - i0;
 }
 
 static void latency(void)
@@ -205,6 +250,13 @@ static void latency(void)
 		printf("| cpu-clock | %d | %.0f | 1.00x |\n", cpu, s);
 		close(sw);
 	}
+	/* A cpu-clock event bound to CPU 0 is read from CPU 1 by IPI: the contrast. */
+	int sw0 = open_ev(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 0, 0);
+
+	printf("\n| %d reads from CPU 1 of | function-call IPIs |\n|---|---|\n", n);
+	printf("| uncore_cbox_0 (collector: CPU 0) | %ld |\n", ipis_per_reads(unc, 1, n));
+	printf("| cpu-clock bound to CPU 0 | %ld |\n", ipis_per_reads(sw0, 1, n));
+	close(sw0);
 	close(unc);
 }
 
@@ -303,15 +355,6 @@ static long slab_allocs(void)
 	}
 	closedir(d);
 	return total;
-}
-
-static void pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
 }
 
 /* Allocations while `op` runs n times, the cheapest of three runs (a stray allocation by a
