@@ -6,7 +6,7 @@
 //! load time (the CBo count is only known then), and owned by [`PmuAttrs`] for as long as the
 //! PMU is registered.
 
-use core::ffi::CStr;
+use core::{ffi::CStr, marker::PhantomPinned};
 
 use kernel::{bindings, cpumask::CpumaskVar, ffi::c_char, prelude::*};
 
@@ -39,7 +39,9 @@ struct CpumaskAttr {
 /// # Invariants
 ///
 /// Once built, every pointer inside points into this (heap-allocated, never moved) structure
-/// or to static data, and nothing is modified until it is dropped.
+/// or to static data, and nothing is modified until it is dropped. It only ever exists pinned
+/// (`new` returns it boxed and pinned, and it is `!Unpin`), so a `&PmuAttrs` is always the
+/// pinned one and its groups stay valid as long as the reference.
 pub(crate) struct PmuAttrs {
     formats: KVec<sys::perf_pmu_events_attr>,
     events: KVec<sys::perf_pmu_events_attr>,
@@ -49,6 +51,7 @@ pub(crate) struct PmuAttrs {
     cpumask_ptrs: [*mut bindings::attribute; 2],
     groups: [bindings::attribute_group; 3],
     group_ptrs: [*const bindings::attribute_group; 4],
+    _pin: PhantomPinned,
 }
 
 // SAFETY: Immutable after construction (invariant); the raw pointers are only read by sysfs.
@@ -127,6 +130,7 @@ impl PmuAttrs {
                 // SAFETY: Plain data; all-zero is valid.
                 groups: unsafe { core::mem::zeroed() },
                 group_ptrs: [core::ptr::null(); 4],
+                _pin: PhantomPinned,
             },
             GFP_KERNEL,
         )?;
