@@ -93,20 +93,26 @@ static long linux_cost(const char *op, int k, int imc)
 	return imc ? 1 : 3; /* disable, close */
 }
 
-/* The cheapest of five tries: a wrap timer's poll now and then is not the operation's cost. */
-#define BEST(setup, op, teardown)                           \
+/*
+ * The smallest change of `counter` across `op`, over `tries` runs of setup, op, teardown: a
+ * poll timer or a kernel thread that happens to run meanwhile is not the operation's cost.
+ */
+#define MIN_DELTA(tries, counter, setup, op, teardown)      \
 	({                                                  \
-		long best_ = 1L << 30;                      \
-		for (int try_ = 0; try_ < 5; try_++) {      \
+		long best_ = 1L << 40;                      \
+		for (int try_ = 0; try_ < (tries); try_++) { \
 			setup;                              \
-			long a0_ = accesses();              \
+			long c0_ = (counter);               \
 			op;                                 \
-			long d_ = accesses() - a0_;         \
+			long d_ = (counter) - c0_;          \
 			teardown;                           \
 			best_ = d_ < best_ ? d_ : best_;    \
 		}                                           \
 		best_;                                      \
 	})
+
+/* Register accesses of one operation. */
+#define BEST(setup, op, teardown) MIN_DELTA(5, accesses(), setup, op, teardown)
 
 static void row(const char *unit, int k, const char *op, long ours, int imc, const char *note)
 {
@@ -329,8 +335,8 @@ static long slub_stat(const char *cache, const char *stat)
 /*
  * Allocations from every slab cache since boot, all CPUs (CONFIG_SLUB_STATS), or -1 without
  * the statistics. Merged caches appear once as a directory and again as symlinks: only the
- * directories count. Reading the files allocates too, but the same for every call, so it
- * cancels out of a difference.
+ * directories count. Reading the files allocates too: see alloc_table() for how that is
+ * taken off.
  */
 static long slab_allocs(void)
 {
@@ -357,20 +363,8 @@ static long slab_allocs(void)
 	return total;
 }
 
-/* Allocations while `op` runs n times, the cheapest of three runs (a stray allocation by a
- * kernel thread is not the operation's). */
-#define ALLOCS(n, op)                                          \
-	({                                                     \
-		long best_ = 1L << 40;                         \
-		for (int try_ = 0; try_ < 3; try_++) {         \
-			long a0_ = slab_allocs();              \
-			for (long i_ = 0; i_ < (n); i_++)      \
-				op;                            \
-			long d_ = slab_allocs() - a0_;         \
-			best_ = d_ < best_ ? d_ : best_;       \
-		}                                              \
-		best_;                                         \
-	})
+/* Slab allocations while `op` runs n times. */
+#define ALLOCS(n, op) MIN_DELTA(3, slab_allocs(), , for (long i_ = 0; i_ < (n); i_++) op, )
 
 static void alloc_table(long n)
 {

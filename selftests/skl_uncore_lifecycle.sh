@@ -24,8 +24,8 @@ check "imc=0: one line says why" "1" "$(dmesg | grep -c 'no uncore_imc: MCHBAR r
 rmmod skl_uncore_sim
 
 insmod $KO
-# An open event of any of our PMUs pins the module (Linux's IMC does not): rmmod fails while
-# it exists, the event still counts, and rmmod succeeds after.
+# An open event of any of our PMUs, alone, pins the module (Linux's IMC does not): rmmod
+# fails while it exists.
 for ev in uncore_cbox_3/0x8f34 uncore_arb/0x181 uncore_clock/0xff uncore_imc/1; do
 	$PO -r "rmmod skl_uncore_sim 2>/dev/null; echo \$? > /tmp/rmmod_rc" $ev >/dev/null
 	check "rmmod with only $ev open fails, module stays" "1 1" "$(cat /tmp/rmmod_rc) $(loaded)"
