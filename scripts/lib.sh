@@ -19,3 +19,11 @@ log() { printf '[%s] %s\n' "$(basename "$0")" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 mkdir -p "$SKL_CACHE"
+
+# Holds an exclusive lock on the cache entry NAME until the script exits: builds started from
+# several checkouts at once (or make -j) wait for each other instead of sharing a half-built tree.
+cache_lock() {
+	local fd
+	exec {fd}>"$SKL_CACHE/$1.lock"
+	flock "$fd"
+}
