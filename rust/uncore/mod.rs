@@ -20,6 +20,9 @@ pub(crate) mod bitfield;
 pub(crate) mod counter;
 pub(crate) mod event;
 pub(crate) mod imc;
+pub(crate) mod pmubox;
+#[cfg(test)]
+mod pmubox_tests;
 pub(crate) mod regs;
 pub(crate) mod sched;
 #[cfg(any(test, skl_sim))]

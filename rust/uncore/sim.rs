@@ -486,6 +486,25 @@ impl SimUncore {
         }
     }
 
+    /// Every register and counter back to its power-on value, as after S3 (the unwrapped
+    /// totals stay).
+    pub(crate) fn reset(&mut self, now_ns: u64) {
+        self.advance(now_ns);
+        self.global_ctrl = 0;
+        self.global_status = 0;
+        self.fixed_ctrl = 0;
+        self.fixed.value = 0;
+        self.evtsel = [[0; 2]; NR_GENERIC_BOXES];
+        for b in self.ctr.iter_mut() {
+            for c in b.iter_mut() {
+                c.value = 0;
+            }
+        }
+        for c in self.imc.iter_mut() {
+            c.value = 0;
+        }
+    }
+
     /// Sets a counter's value directly, bypassing the access counts: presets near the wrap
     /// point for tests. `idx` is the generic counter (CBo, ARB) or IMC event code (1..5).
     pub(crate) fn preset(
