@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* See kabi/kglue.h. */
-#include <linux/cpuhotplug.h>
 #include <linux/io.h>
 #include <linux/namei.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
 #include <linux/cpumask.h>
-#include <linux/sysfs.h>
+#include <linux/spinlock.h>
+#include <linux/syscore_ops.h>
 #include <linux/topology.h>
 #include <asm/cpufeature.h>
 #include <asm/msr.h>
@@ -55,33 +55,76 @@ unsigned int skl_glue_cores_per_package(void)
 	return topology_num_cores_per_package();
 }
 
-int skl_glue_other_online_cpu_in_package(unsigned int cpu)
+int skl_glue_online_cpu_in_package(unsigned int pkg)
 {
-	unsigned int other;
+	unsigned int cpu;
 
-	for_each_online_cpu(other) {
-		if (other != cpu &&
-		    topology_logical_package_id(other) == topology_logical_package_id(cpu))
-			return other;
+	for_each_online_cpu(cpu) {
+		if (topology_logical_package_id(cpu) == pkg)
+			return cpu;
 	}
 	return -1;
 }
 
-int skl_glue_cpuhp_setup(const char *name, int (*online)(unsigned int cpu, struct hlist_node *node),
-			 int (*offline)(unsigned int cpu, struct hlist_node *node))
+unsigned int skl_glue_current_cpu(void)
 {
-	return cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, name, online, offline);
+	return raw_smp_processor_id();
 }
 
-int skl_glue_cpuhp_add_instance(int state, struct hlist_node *node)
+void skl_glue_raw_spin_lock_init(raw_spinlock_t *lock, const char *name,
+				 struct lock_class_key *key)
 {
-	return cpuhp_state_add_instance(state, node);
+#ifdef CONFIG_DEBUG_SPINLOCK
+	__raw_spin_lock_init(lock, name, key, LD_WAIT_SPIN);
+#else
+	raw_spin_lock_init(lock);
+#endif
 }
 
-void skl_glue_cpuhp_remove(int state, struct hlist_node *node)
+unsigned long skl_glue_raw_spin_lock_irqsave(raw_spinlock_t *lock)
 {
-	cpuhp_state_remove_instance_nocalls(state, node);
-	cpuhp_remove_multi_state(state);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(lock, flags);
+	return flags;
+}
+
+bool skl_glue_raw_spin_trylock_irqsave(raw_spinlock_t *lock, unsigned long *flags)
+{
+	return raw_spin_trylock_irqsave(lock, *flags);
+}
+
+void skl_glue_raw_spin_unlock_irqrestore(raw_spinlock_t *lock, unsigned long flags)
+{
+	raw_spin_unlock_irqrestore(lock, flags);
+}
+
+struct skl_syscore {
+	struct syscore syscore;
+	struct syscore_ops ops;
+};
+
+void *skl_glue_syscore_register(int (*suspend)(void *data), void (*resume)(void *data),
+				void *data)
+{
+	struct skl_syscore *s = kzalloc(sizeof(*s), GFP_KERNEL);
+
+	if (!s)
+		return NULL;
+	s->ops.suspend = suspend;
+	s->ops.resume = resume;
+	s->syscore.ops = &s->ops;
+	s->syscore.data = data;
+	register_syscore(&s->syscore);
+	return s;
+}
+
+void skl_glue_syscore_unregister(void *handle)
+{
+	struct skl_syscore *s = handle;
+
+	unregister_syscore(&s->syscore);
+	kfree(s);
 }
 
 int skl_glue_wrmsr_on_cpu(unsigned int cpu, u32 msr, u64 val)
@@ -131,11 +174,6 @@ bool skl_glue_pmu_name_taken(const char *name)
 		path_put(&path);
 	kfree(p);
 	return taken;
-}
-
-ssize_t skl_glue_emit_cpumask(char *buf, const struct cpumask *mask)
-{
-	return sysfs_emit(buf, "%*pbl\n", cpumask_pr_args(mask));
 }
 
 #ifdef SKL_GLUE_SIM

@@ -82,7 +82,8 @@ impl SimHw {
 
     /// Runs `f` on the register file of `cpu`'s package.
     fn on<R>(&self, cpu: u32, f: impl FnOnce(&mut SimUncore) -> R) -> R {
-        let pkg = (platform::cpu_package(cpu) as usize).min(self.models.len() - 1);
+        let pkg = CpuId::from_u32(cpu).map_or(0, |c| platform::cpu_package(c) as usize);
+        let pkg = pkg.min(self.models.len() - 1);
         self.models[pkg].with(f)
     }
 
@@ -142,6 +143,14 @@ impl Hw for SimHw {
     fn imc_read(&self, offset: u32) -> Result<u32> {
         self.here(|m| m.mmio_read32(offset, now_ns()))
             .map_err(fault_to_err)
+    }
+
+    /// The silicon loses its uncore state in S3: so does the model.
+    fn on_resume(&self) {
+        let _ = self.each(|m| {
+            m.reset(now_ns());
+            Ok::<(), ()>(())
+        });
     }
 }
 

@@ -36,7 +36,7 @@ impl kernel::Module for SklUncore {
         let (nr_cbox, hw) = hw::probe()?;
         let imc = hw.has_imc();
         let hw = Arc::new(hw, GFP_KERNEL)?;
-        let driver = Driver::new(hw, c"perf/skl_uncore:online", module, nr_cbox, imc)?;
+        let driver = Driver::new(hw, module, nr_cbox, imc)?;
         pr_info!(
             "{nr_cbox} CBo PMUs, arb, clock and {} registered\n",
             if imc { "imc" } else { "no imc" }

@@ -74,7 +74,6 @@ impl kernel::Module for SklUncoreSim {
         let debugfs = SimDebugfs::new(&hw)?;
         let driver = Driver::new(
             hw,
-            c"perf/skl_uncore_sim:online",
             module,
             found_cbox,
             found_imc,

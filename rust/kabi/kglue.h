@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * C glue for what Rust cannot reach in 7.3: inline MSR accessors, x86 topology and CPU
- * identification macros, "%*pbl" formatting and (simulator only) a raw spinlock.
+ * identification macros, raw spinlocks, system-core PM hooks.
  * Every function is a thin wrapper; the Rust side (rust/kabi/) gives them safe types.
  */
 #ifndef SKL_KGLUE_H
@@ -25,18 +25,25 @@ int skl_glue_cpu_package(unsigned int cpu);
 unsigned int skl_glue_max_packages(void);
 unsigned int skl_glue_cores_per_package(void);
 
-/* An online CPU of @cpu's package other than @cpu, or -1. */
-int skl_glue_other_online_cpu_in_package(unsigned int cpu);
+/* The first online CPU of logical package @pkg, or -1; the CPU we run on. */
+int skl_glue_online_cpu_in_package(unsigned int pkg);
+unsigned int skl_glue_current_cpu(void);
 
-struct hlist_node;
+struct lock_class_key;
+struct raw_spinlock;
 
-/* A multi-instance CPU hotplug state in CPUHP_AP_ONLINE_DYN: returns the state (> 0) or -errno. */
-int skl_glue_cpuhp_setup(const char *name, int (*online)(unsigned int cpu, struct hlist_node *node),
-			 int (*offline)(unsigned int cpu, struct hlist_node *node));
-/* Adds an instance, calling online() for every online CPU now. */
-int skl_glue_cpuhp_add_instance(int state, struct hlist_node *node);
-/* Removes an instance without calling offline(), then the state. */
-void skl_glue_cpuhp_remove(int state, struct hlist_node *node);
+/* raw_spinlock_t with a lockdep class of the caller's: legal in PMU callbacks and hard irqs. */
+void skl_glue_raw_spin_lock_init(struct raw_spinlock *lock, const char *name,
+				 struct lock_class_key *key);
+unsigned long skl_glue_raw_spin_lock_irqsave(struct raw_spinlock *lock);
+bool skl_glue_raw_spin_trylock_irqsave(struct raw_spinlock *lock, unsigned long *flags);
+void skl_glue_raw_spin_unlock_irqrestore(struct raw_spinlock *lock, unsigned long flags);
+
+/* System-core PM callbacks (suspend: last, on the boot CPU with interrupts off; resume: first).
+ * Returns a handle for unregister, or NULL if out of memory. */
+void *skl_glue_syscore_register(int (*suspend)(void *data), void (*resume)(void *data),
+				void *data);
+void skl_glue_syscore_unregister(void *handle);
 
 /* WRMSR on @cpu, from process context (may sleep). */
 int skl_glue_wrmsr_on_cpu(unsigned int cpu, u32 msr, u64 val);
@@ -52,9 +59,6 @@ u32 skl_glue_readl(const void __iomem *base, u32 offset);
 
 /* Whether a perf PMU named @name is registered (by another driver). */
 bool skl_glue_pmu_name_taken(const char *name);
-
-/* sysfs_emit(buf, "%*pbl\n", mask). */
-ssize_t skl_glue_emit_cpumask(char *buf, const struct cpumask *mask);
 
 /* The simulator's register-file lock: a raw spinlock, legal in PMU callbacks and hard irqs. */
 unsigned long skl_glue_sim_lock(void);

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The driver's thin layer over C: perf, sysfs, CPU hotplug, MSRs, topology and PCI/MMIO.
+//! The driver's thin layer over C: perf, sysfs, raw spinlocks, system sleep, MSRs, topology and PCI/MMIO.
 //!
 //! 7.3's Rust has no abstractions for these, so this directory is the only place with raw
 //! bindings and `unsafe`; everything above it uses the safe types defined here.
 
-pub(crate) mod cell;
-pub(crate) mod cpuhp;
+pub(crate) mod lock;
 #[cfg(not(skl_sim))]
 pub(crate) mod mchbar;
 pub(crate) mod perf;
 #[path = "perf_sys.rs"]
 mod perf_sys;
 pub(crate) mod platform;
+pub(crate) mod pm;
 pub(crate) mod sysfs;

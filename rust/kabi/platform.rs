@@ -4,7 +4,7 @@
 
 #[cfg(not(skl_sim))]
 use kernel::error::to_result;
-use kernel::prelude::*;
+use kernel::{cpu::CpuId, prelude::*};
 
 use super::perf_sys as sys;
 
@@ -78,10 +78,16 @@ pub(crate) fn pmu_name_taken(name: &CStr) -> bool {
 }
 
 /// Logical package of `cpu`.
-pub(crate) fn cpu_package(cpu: u32) -> u32 {
-    // SAFETY: Reads `cpu_data(cpu)`, valid for every possible CPU.
-    let pkg = unsafe { sys::skl_glue_cpu_package(cpu) };
+pub(crate) fn cpu_package(cpu: CpuId) -> u32 {
+    // SAFETY: Reads `cpu_data(cpu)`, valid for every possible CPU (which `CpuId` is).
+    let pkg = unsafe { sys::skl_glue_cpu_package(cpu.as_u32()) };
     pkg.max(0) as u32
+}
+
+/// Logical package of the CPU we run on (which may change unless preemption is off, as it is
+/// in PMU callbacks and timers).
+pub(crate) fn current_package() -> u32 {
+    cpu_package(CpuId::current())
 }
 
 /// Number of packages the system can have.
@@ -97,12 +103,12 @@ pub(crate) fn cores_per_package() -> u32 {
     unsafe { sys::skl_glue_cores_per_package() }.max(1)
 }
 
-/// An online CPU of `cpu`'s package other than `cpu`.
-pub(crate) fn other_online_cpu_in_package(cpu: u32) -> Option<u32> {
-    // SAFETY: Walks the online mask; called from hotplug callbacks, which hold the hotplug
-    // lock, or with it held otherwise.
-    let other = unsafe { sys::skl_glue_other_online_cpu_in_package(cpu) };
-    u32::try_from(other).ok()
+/// The first online CPU of logical package `pkg`, if any.
+pub(crate) fn online_cpu_in_package(pkg: u32) -> Option<u32> {
+    // SAFETY: Walks the online mask; a CPU going away meanwhile makes a later MSR write on it
+    // fail cleanly (`wrmsr_on_cpu` checks).
+    let cpu = unsafe { sys::skl_glue_online_cpu_in_package(pkg) };
+    u32::try_from(cpu).ok()
 }
 
 /// The raw spinlock serialising the simulator's register file: held with interrupts off, so

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! sysfs attribute groups of a PMU: `format/`, `events/` and `cpumask`.
+//! sysfs attribute groups of a PMU: `format/` and `events/` (perf shows `cpumask` itself for
+//! PMUs with a scope).
 //!
 //! 7.3 has no Rust abstraction for sysfs attributes, so the C structures are built here, at
 //! load time (the CBo count is only known then), and owned by [`PmuAttrs`] for as long as the
@@ -8,16 +9,9 @@
 
 use core::{ffi::CStr, marker::PhantomPinned};
 
-use kernel::{bindings, cpumask::CpumaskVar, ffi::c_char, prelude::*};
+use kernel::{bindings, prelude::*};
 
 use super::perf_sys as sys;
-use super::perf_sys::skl_glue_emit_cpumask;
-
-/// Where a PMU's `cpumask` file gets its CPUs from.
-pub(crate) trait CpumaskSource: Sync {
-    /// Fills `mask` with the CPUs perf should open the PMU's events on.
-    fn fill(&self, mask: &mut CpumaskVar);
-}
 
 /// One `name` → `value` file, shown by perf's `perf_event_sysfs_show` as `"value\n"`.
 pub(crate) struct StrAttr {
@@ -25,13 +19,6 @@ pub(crate) struct StrAttr {
     pub(crate) name: &'static CStr,
     /// File content.
     pub(crate) value: &'static CStr,
-}
-
-/// The `cpumask` attribute, with a way back to its source.
-#[repr(C)]
-struct CpumaskAttr {
-    attr: bindings::device_attribute,
-    source: *const dyn CpumaskSource,
 }
 
 /// The attribute groups of one PMU.
@@ -47,10 +34,8 @@ pub(crate) struct PmuAttrs {
     events: KVec<sys::perf_pmu_events_attr>,
     format_ptrs: KVec<*mut bindings::attribute>,
     event_ptrs: KVec<*mut bindings::attribute>,
-    cpumask: CpumaskAttr,
-    cpumask_ptrs: [*mut bindings::attribute; 2],
-    groups: [bindings::attribute_group; 3],
-    group_ptrs: [*const bindings::attribute_group; 4],
+    groups: [bindings::attribute_group; 2],
+    group_ptrs: [*const bindings::attribute_group; 3],
     _pin: PhantomPinned,
 }
 
@@ -91,14 +76,8 @@ fn pointers(attrs: &mut KVec<sys::perf_pmu_events_attr>) -> Result<KVec<*mut bin
 
 impl PmuAttrs {
     /// Builds the groups: `format/` from `formats`, `events/` from `events` (omitted when
-    /// empty) and an unnamed group holding `cpumask`, which reads `source`.
-    ///
-    /// `source` must outlive the returned value.
-    pub(crate) fn new(
-        formats: &[StrAttr],
-        events: &[StrAttr],
-        source: &dyn CpumaskSource,
-    ) -> Result<Pin<KBox<Self>>> {
+    /// empty).
+    pub(crate) fn new(formats: &[StrAttr], events: &[StrAttr]) -> Result<Pin<KBox<Self>>> {
         let key = kernel::static_lock_class!().as_ptr();
         let mut f = KVec::with_capacity(formats.len(), GFP_KERNEL)?;
         for a in formats {
@@ -108,28 +87,15 @@ impl PmuAttrs {
         for a in events {
             e.push(str_attr(a, key), GFP_KERNEL)?;
         }
-        // SAFETY: Plain data; all-zero is valid.
-        let mut cpumask_attr: bindings::device_attribute = unsafe { core::mem::zeroed() };
-        cpumask_attr.attr = attribute(c"cpumask", key);
-        cpumask_attr.__bindgen_anon_1.show = Some(cpumask_show);
-        let source: *const dyn CpumaskSource = source;
-        // SAFETY: Erasing the lifetime: the caller keeps `source` alive longer than `Self`.
-        let source: *const (dyn CpumaskSource + 'static) = unsafe { core::mem::transmute(source) };
-
         let mut this = KBox::new(
             Self {
                 format_ptrs: KVec::new(),
                 event_ptrs: KVec::new(),
                 formats: f,
                 events: e,
-                cpumask: CpumaskAttr {
-                    attr: cpumask_attr,
-                    source,
-                },
-                cpumask_ptrs: [core::ptr::null_mut(); 2],
                 // SAFETY: Plain data; all-zero is valid.
                 groups: unsafe { core::mem::zeroed() },
-                group_ptrs: [core::ptr::null(); 4],
+                group_ptrs: [core::ptr::null(); 3],
                 _pin: PhantomPinned,
             },
             GFP_KERNEL,
@@ -137,14 +103,12 @@ impl PmuAttrs {
         let s = &mut *this;
         s.format_ptrs = pointers(&mut s.formats)?;
         s.event_ptrs = pointers(&mut s.events)?;
-        s.cpumask_ptrs[0] = &raw mut s.cpumask.attr.attr;
 
         s.groups[0].name = c"format".as_char_ptr();
         s.groups[0].__bindgen_anon_2.attrs = s.format_ptrs.as_mut_ptr();
-        s.groups[1].__bindgen_anon_2.attrs = s.cpumask_ptrs.as_mut_ptr();
-        s.groups[2].name = c"events".as_char_ptr();
-        s.groups[2].__bindgen_anon_2.attrs = s.event_ptrs.as_mut_ptr();
-        let nr_groups = if events.is_empty() { 2 } else { 3 };
+        s.groups[1].name = c"events".as_char_ptr();
+        s.groups[1].__bindgen_anon_2.attrs = s.event_ptrs.as_mut_ptr();
+        let nr_groups = if events.is_empty() { 1 } else { 2 };
         for i in 0..nr_groups {
             s.group_ptrs[i] = &raw const s.groups[i];
         }
@@ -156,23 +120,4 @@ impl PmuAttrs {
     pub(super) fn groups(&self) -> *mut *const bindings::attribute_group {
         self.group_ptrs.as_ptr().cast_mut()
     }
-}
-
-/// # Safety
-///
-/// Called by sysfs with `attr` the `attr` of a live `CpumaskAttr` and `buf` a page.
-unsafe extern "C" fn cpumask_show(
-    _dev: *mut bindings::device,
-    attr: *mut bindings::device_attribute,
-    buf: *mut c_char,
-) -> isize {
-    // SAFETY: `attr` is the first field of a `#[repr(C)]` `CpumaskAttr`, alive while its file
-    // exists; its `source` outlives it (see `PmuAttrs::new`).
-    let source = unsafe { &*(*attr.cast::<CpumaskAttr>()).source };
-    let Ok(mut mask) = CpumaskVar::new_zero(GFP_KERNEL) else {
-        return ENOMEM.to_errno() as isize;
-    };
-    source.fill(&mut mask);
-    // SAFETY: `buf` is a sysfs page; `mask` is a valid cpumask.
-    unsafe { skl_glue_emit_cpumask(buf, mask.as_raw()) }
 }

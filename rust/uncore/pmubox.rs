@@ -23,10 +23,12 @@ use super::counter::delta;
 use super::event::Target;
 use super::regs::{
     FixedCtrl, PerfEvtSel, FIXED_CTR_WIDTH, IMC_COUNTERS, IMC_CTR_WIDTH, MSR_UNC_PERF_FIXED_CTR,
-    MSR_UNC_PERF_FIXED_CTRL, MSR_UNC_PERF_GLOBAL_CTRL, PERFCTR_WIDTH,
+    MSR_UNC_PERF_FIXED_CTRL, PERFCTR_WIDTH,
 };
 use super::sched::{self, Request};
 use super::units::Unit;
+
+mod recover;
 
 /// Most events one box holds at once (generic counters are far fewer; the shared fixed and
 /// free-running counters take any number up to this). More are multiplexed by perf.
@@ -128,16 +130,19 @@ impl<H: Copy + PartialEq> PmuBox<H> {
     }
 
     /// Events held, parked ones included.
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.slots.iter().flatten().count()
     }
 
     /// Whether `ev` is in the box with its counter programmed.
+    #[cfg(test)]
     pub(crate) fn is_live(&self, ev: H) -> bool {
         self.find(ev).is_some_and(|i| self.slot(i).live)
     }
 
     /// The generic counter `ev` holds, if any.
+    #[cfg(test)]
     pub(crate) fn counter_of(&self, ev: H) -> Option<u8> {
         self.find(ev).and_then(|i| self.slot(i).ctr)
     }
@@ -366,10 +371,14 @@ impl<H: Copy + PartialEq> PmuBox<H> {
             if !self.slot(i).parked {
                 return Err(Busy);
             }
-            // A parked event comes back with its counter still running.
-            let s = self.slot_mut(i);
-            s.parked = false;
-            s.run = start;
+            // A parked event comes back with its counter still running, if it still fits
+            // beside the events added since.
+            self.slot_mut(i).parked = false;
+            if self.assignment(None).is_none() {
+                self.slot_mut(i).parked = true;
+                return Err(Busy);
+            }
+            self.slot_mut(i).run = start;
         } else {
             let free = self.slots.iter().position(Option::is_none).ok_or(Busy)?;
             if !self.fits(target) {
@@ -430,120 +439,6 @@ impl<H: Copy + PartialEq> PmuBox<H> {
         }
     }
 
-    /// A read(2): folds `ev`'s counts. For an MSR counter it also reads
-    /// `MSR_UNC_PERF_GLOBAL_CTRL`, and the event's control register when the counter did not
-    /// move, so a reset (S3 clears both) or another tool's write is found and repaired at
-    /// once: two accesses, three when the counter is idle.
-    pub(crate) fn read(
-        &mut self,
-        r: &mut impl Regs,
-        out: &mut impl FnMut(H, u64),
-        ev: H,
-    ) -> Option<Changed> {
-        let i = self.find(ev).filter(|&i| self.slot(i).live)?;
-        let s = *self.slot(i);
-        let Some(ctl) = self.addrs(&s).1 else {
-            return self.update(r, i, false, out);
-        };
-        if r.global_enable(true) {
-            // Cleared: by a reset too, which took the control registers with it.
-            let _ = self.check(r, out);
-            return Some(Changed(MSR_UNC_PERF_GLOBAL_CTRL));
-        }
-        let changed = self.update(r, i, false, out);
-        if changed.is_none()
-            && self.slot(i).prev == s.prev
-            && r.rdmsr(ctl) != Some(Self::expected_control(&s))
-        {
-            return self.check(r, out);
-        }
-        changed
-    }
-
-    /// The wrap poll: folds every live counter.
-    pub(crate) fn poll(
-        &mut self,
-        r: &mut impl Regs,
-        out: &mut impl FnMut(H, u64),
-    ) -> Option<Changed> {
-        let mut changed = None;
-        for i in 0..MAX_BOX_EVENTS {
-            if self.slots[i].is_some_and(|s| s.live) {
-                changed = changed.or(self.update(r, i, false, out));
-            }
-        }
-        changed
-    }
-
-    /// The watchdog: compares every live event's control register with what the driver
-    /// wrote. Events whose register someone else changed keep what their counter plausibly
-    /// counted up to now, are programmed again and re-based; the others keep counting
-    /// untouched. Returns the first register found changed.
-    pub(crate) fn check(
-        &mut self,
-        r: &mut impl Regs,
-        out: &mut impl FnMut(H, u64),
-    ) -> Option<Changed> {
-        // First find every changed slot: the fixed counter's control is shared by its events.
-        let mut changed = None;
-        let mut bad = 0u32;
-        for i in 0..MAX_BOX_EVENTS {
-            let Some(s) = self.slots[i].filter(|s| s.live) else {
-                continue;
-            };
-            if let (_, Some(ctl)) = self.addrs(&s) {
-                if r.rdmsr(ctl) != Some(Self::expected_control(&s)) {
-                    changed = changed.or(Some(Changed(ctl)));
-                    bad |= 1 << i;
-                }
-            }
-        }
-        if bad != 0 {
-            // The global enable may be gone too (a reset clears everything).
-            r.global_enable(true);
-        }
-        for i in (0..MAX_BOX_EVENTS).filter(|i| bad & (1 << i) != 0) {
-            let s = *self.slot(i);
-            // Fold what the counter plausibly counted for us before the change.
-            let _ = self.update(r, i, true, out);
-            if let (_, Some(ctl)) = self.addrs(&s) {
-                r.wrmsr(ctl, Self::expected_control(&s));
-            }
-            self.rebase(r, i);
-        }
-        changed
-    }
-
-    /// Takes a new baseline for slot `i`: its count continues from the counter's value now.
-    fn rebase(&mut self, r: &mut impl Regs, i: usize) {
-        let s = *self.slot(i);
-        self.slot_mut(i).prev = self.read_counter(r, &s).unwrap_or(0);
-    }
-
-    /// Before the package loses its registers (suspend): folds every live counter.
-    pub(crate) fn suspend(
-        &mut self,
-        r: &mut impl Regs,
-        out: &mut impl FnMut(H, u64),
-    ) -> Option<Changed> {
-        self.poll(r, out)
-    }
-
-    /// After the package lost its registers (resume): programs every live event again and
-    /// takes new baselines; the counts folded at `suspend` continue from there.
-    pub(crate) fn resume(&mut self, r: &mut impl Regs) {
-        for i in 0..MAX_BOX_EVENTS {
-            let Some(s) = self.slots[i].filter(|s| s.live) else {
-                continue;
-            };
-            if let (_, Some(ctl)) = self.addrs(&s) {
-                r.global_enable(true);
-                r.wrmsr(ctl, Self::expected_control(&s));
-            }
-            self.rebase(r, i);
-        }
-    }
-
     /// A CPU of the package starts rescheduling this PMU.
     pub(crate) fn disable(&mut self) {
         self.disabled += 1;
@@ -554,6 +449,63 @@ impl<H: Copy + PartialEq> PmuBox<H> {
         self.disabled = self.disabled.saturating_sub(1);
         if self.disabled == 0 && (self.dirty || self.slots.iter().flatten().any(|s| s.parked)) {
             self.reconcile(r, out);
+        }
+    }
+}
+
+impl super::Describe for Changed {
+    /// Names the register as the manual does.
+    fn describe(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        use super::regs::{MSR_UNC_PERF_FIXED_CTR, MSR_UNC_PERF_GLOBAL_CTRL};
+        use super::units::{ARB, CBOX, MAX_CBOX};
+        let a = self.0;
+        match a {
+            MSR_UNC_PERF_GLOBAL_CTRL => write!(f, "MSR_UNC_PERF_GLOBAL_CTRL")?,
+            MSR_UNC_PERF_FIXED_CTRL => write!(f, "MSR_UNC_PERF_FIXED_CTRL")?,
+            MSR_UNC_PERF_FIXED_CTR => write!(f, "MSR_UNC_PERF_FIXED_CTR")?,
+            _ => {
+                let boxes = (0..MAX_CBOX).map(|b| (&CBOX, b)).chain([(&ARB, 0)]);
+                let mut named = false;
+                for (unit, b) in boxes {
+                    for i in 0..unit.nr_generic {
+                        let who = if unit.kind == super::units::UnitKind::Arb {
+                            CboName(u32::MAX)
+                        } else {
+                            CboName(b)
+                        };
+                        if unit.evtsel(b, i) == a {
+                            write!(f, "MSR_UNC_{who}_PERFEVTSEL{i}")?;
+                            named = true;
+                        } else if unit.ctr(b, i) == a {
+                            write!(f, "MSR_UNC_{who}_PERFCTR{i}")?;
+                            named = true;
+                        }
+                    }
+                }
+                if let Some(c) = IMC_COUNTERS.iter().find(|c| c.offset == a) {
+                    write!(f, "{} (MCHBAR + {a:#x})", c.name)?;
+                } else if !named {
+                    write!(f, "register {a:#x}")?;
+                }
+            }
+        }
+        write!(
+            f,
+            " ({a:#x}) was reset or changed by someone else (a suspend, or another tool \
+             writing the uncore registers): programmed again, counts continue"
+        )
+    }
+}
+
+/// `CBO_<n>` in a register name (`ARB` for `u32::MAX`).
+struct CboName(u32);
+
+impl core::fmt::Display for CboName {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        if self.0 == u32::MAX {
+            write!(f, "ARB")
+        } else {
+            write!(f, "CBO_{}", self.0)
         }
     }
 }

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The PMU of one box of one unit: perf's callbacks, routed to the box of the event's package.
+
+use kernel::{cpu::CpuId, prelude::*, sync::Arc};
+
+use super::{log::refuse, package::Package, Engine, Why};
+use crate::kabi::{
+    perf::{Event, InitEvent, PmuOps, EF_START, EF_UPDATE, HES_STOPPED, HES_UPTODATE},
+    platform,
+    sysfs::{PmuAttrs, StrAttr},
+};
+use crate::uncore::{
+    event::{decode, Target},
+    pmubox::MAX_BOX_EVENTS,
+    regs::PerfEvtSel,
+    sched::{self, Request},
+    units::{Unit, UnitKind},
+};
+
+/// A PMU's name: `uncore_cbox_N` or `uncore_<unit>`.
+pub(crate) struct PmuName(pub(crate) &'static Unit, pub(crate) u32);
+
+impl kernel::fmt::Display for PmuName {
+    fn fmt(&self, f: &mut kernel::fmt::Formatter<'_>) -> kernel::fmt::Result {
+        if matches!(self.0.kind, UnitKind::Cbox) {
+            write!(f, "uncore_{}_{}", self.0.name, self.1)
+        } else {
+            write!(f, "uncore_{}", self.0.name)
+        }
+    }
+}
+
+/// The PMU of one box of one unit.
+pub(crate) struct UncorePmu {
+    engine: Arc<Engine>,
+    unit: &'static Unit,
+    box_idx: u32,
+    /// This PMU's box in every package's `boxes`.
+    slot: usize,
+    attrs: Pin<KBox<PmuAttrs>>,
+}
+
+impl UncorePmu {
+    pub(super) fn new(
+        engine: &Arc<Engine>,
+        unit: &'static Unit,
+        box_idx: u32,
+        slot: usize,
+    ) -> Result<Self> {
+        let mut formats = KVec::with_capacity(unit.formats.len(), GFP_KERNEL)?;
+        for f in unit.formats {
+            formats.push(
+                StrAttr {
+                    name: f.name,
+                    value: f.spec,
+                },
+                GFP_KERNEL,
+            )?;
+        }
+        let mut events = KVec::new();
+        for e in unit.events.iter().filter(|e| !e.box0_only || box_idx == 0) {
+            events.push(
+                StrAttr {
+                    name: e.name,
+                    value: e.config,
+                },
+                GFP_KERNEL,
+            )?;
+            // The `.scale` and `.unit` files of events that have them.
+            for (name, value) in [e.scale, e.unit].into_iter().flatten() {
+                events.push(StrAttr { name, value }, GFP_KERNEL)?;
+            }
+        }
+        Ok(Self {
+            engine: engine.clone(),
+            unit,
+            box_idx,
+            slot,
+            attrs: PmuAttrs::new(&formats, &events)?,
+        })
+    }
+
+    fn name(&self) -> PmuName {
+        PmuName(self.unit, self.box_idx)
+    }
+
+    /// The package of an event (perf's package scope keeps it on a CPU of that package).
+    fn package_of(&self, ev: &Event) -> &Arc<Package> {
+        let cpu = CpuId::from_i32(ev.cpu()).unwrap_or_else(CpuId::current);
+        self.engine.package(platform::cpu_package(cpu))
+    }
+
+    /// The generic-counter request of a group member, `None` for shared counters.
+    fn request(&self, config: u64) -> Option<Request> {
+        match Target::from_raw(config) {
+            Target::Generic(sel) => Some(Request {
+                allowed: self
+                    .unit
+                    .allowed_counters(sel.get(PerfEvtSel::EVT_SEL) as u8),
+                current: None,
+            }),
+            _ => None,
+        }
+    }
+
+    /// Checks that `ev` and the rest of its group fit this PMU's counters.
+    fn validate_group(&self, ev: &InitEvent) -> Result {
+        let mut reqs = [Request {
+            allowed: 0,
+            current: None,
+        }; sched::MAX_COUNTERS + 1];
+        let mut n_generic = 0;
+        let mut n_all = 0;
+        let mut collect = |config: u64| {
+            n_all += 1;
+            if let Some(req) = self.request(config) {
+                if n_generic < reqs.len() {
+                    reqs[n_generic] = req;
+                }
+                n_generic += 1;
+            }
+        };
+        ev.for_each_in_group(|e| {
+            if ev.same_pmu(e) {
+                collect(e.hw_config());
+            }
+        });
+        collect(ev.hw_config());
+        let mut out = [0u8; sched::MAX_COUNTERS + 1];
+        if n_all > MAX_BOX_EVENTS
+            || n_generic > self.unit.nr_generic as usize
+            || !sched::assign(&reqs[..n_generic], self.unit.nr_generic as usize, &mut out)
+        {
+            return Err(refuse(
+                self.name(),
+                EINVAL,
+                "the group does not fit the counters",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl PmuOps for UncorePmu {
+    fn attrs(&self) -> &PmuAttrs {
+        &self.attrs
+    }
+
+    fn event_init(&self, ev: &InitEvent) -> Result {
+        if ev.is_sampling() {
+            return Err(refuse(
+                self.name(),
+                EINVAL,
+                "sampling is not supported (no overflow interrupt)",
+            ));
+        }
+        if ev.cpu() < 0 {
+            return Err(refuse(
+                self.name(),
+                EINVAL,
+                "per-task events are not supported; use -a or a CPU",
+            ));
+        }
+        if ev.excludes_anything() {
+            return Err(refuse(
+                self.name(),
+                EINVAL,
+                "exclude_* filters are not supported",
+            ));
+        }
+        let target = decode(
+            self.unit,
+            self.box_idx,
+            ev.config(),
+            ev.config1(),
+            ev.config2(),
+        )
+        .map_err(|e| refuse(self.name(), EINVAL, Why(e)))?;
+        ev.set_hw_config(target.to_raw());
+        if !ev.is_leader() {
+            self.validate_group(ev)?;
+        }
+        Ok(())
+    }
+
+    fn add(&self, ev: &Event, flags: u32) -> Result {
+        let target = Target::from_raw(ev.hw_config());
+        let start = flags & EF_START != 0;
+        ev.set_state(if start { 0 } else { HES_STOPPED | HES_UPTODATE });
+        self.package_of(ev).with_box(self.slot, |b, r, out| {
+            // Busy: perf multiplexes it.
+            let res = b.add(r, out, ev.handle(), target, start).map_err(|_| EBUSY);
+            (res, None)
+        })
+    }
+
+    fn del(&self, ev: &Event, _flags: u32) {
+        self.package_of(ev).with_box(self.slot, |b, r, out| {
+            b.del(r, out, ev.handle());
+            ((), None)
+        });
+        ev.set_state(HES_STOPPED | HES_UPTODATE);
+    }
+
+    fn start(&self, ev: &Event, _flags: u32) {
+        ev.set_state(0);
+        self.package_of(ev).with_box(self.slot, |b, r, out| {
+            b.start(r, out, ev.handle());
+            ((), None)
+        });
+    }
+
+    fn stop(&self, ev: &Event, flags: u32) {
+        self.package_of(ev).with_box(self.slot, |b, r, out| {
+            b.stop(r, out, ev.handle());
+            ((), None)
+        });
+        let uptodate = if flags & EF_UPDATE != 0 { HES_UPTODATE } else { 0 };
+        ev.set_state(ev.state() | HES_STOPPED | uptodate);
+    }
+
+    fn read(&self, ev: &Event) {
+        self.package_of(ev)
+            .with_box(self.slot, |b, r, out| ((), b.read(r, out, ev.handle())));
+    }
+
+    fn pmu_disable(&self) {
+        self.engine.package_here().with_box(self.slot, |b, _, _| {
+            b.disable();
+            ((), None)
+        });
+    }
+
+    fn pmu_enable(&self) {
+        self.engine.package_here().with_box(self.slot, |b, r, out| {
+            b.enable(r, out);
+            ((), None)
+        });
+    }
+}

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! A raw spinlock around a value (7.3's Rust has `SpinLock` only, which lockdep's raw-lock
+//! nesting check rejects inside perf's raw context lock and in hard-irq timers).
+
+use core::{cell::UnsafeCell, marker::PhantomPinned};
+
+use kernel::{bindings, ffi::c_ulong, prelude::*, sync::LockClassKey, types::Opaque};
+
+use super::perf_sys as sys;
+
+/// `T` behind a `raw_spinlock_t`, taken with interrupts off.
+///
+/// # Invariants
+///
+/// `lock` is initialised; `value` is only reached through a [`RawGuard`], which holds `lock`.
+#[pin_data]
+pub(crate) struct RawSpinLock<T> {
+    #[pin]
+    lock: Opaque<bindings::raw_spinlock>,
+    value: UnsafeCell<T>,
+    #[pin]
+    _pin: PhantomPinned,
+}
+
+// SAFETY: The lock serialises every access to `value`.
+unsafe impl<T: Send> Send for RawSpinLock<T> {}
+// SAFETY: As above.
+unsafe impl<T: Send> Sync for RawSpinLock<T> {}
+
+impl<T> RawSpinLock<T> {
+    /// A lock holding `value`, in lockdep class `key` named `name`.
+    pub(crate) fn new(
+        value: T,
+        name: &'static CStr,
+        key: Pin<&'static LockClassKey>,
+    ) -> impl PinInit<Self> {
+        pin_init!(Self {
+            // SAFETY: `slot` is valid for writes and pinned; the glue initialises it fully.
+            lock <- Opaque::ffi_init(|slot: *mut bindings::raw_spinlock| unsafe {
+                sys::skl_glue_raw_spin_lock_init(slot.cast(), name.as_char_ptr(), key.as_ptr())
+            }),
+            value: UnsafeCell::new(value),
+            _pin: PhantomPinned,
+        })
+    }
+
+    /// Takes the lock with interrupts off.
+    pub(crate) fn lock(&self) -> RawGuard<'_, T> {
+        // SAFETY: `lock` is initialised (invariant); released by the guard.
+        let flags = unsafe { sys::skl_glue_raw_spin_lock_irqsave(self.lock.get().cast()) };
+        RawGuard { lock: self, flags }
+    }
+
+    /// Takes the lock if it is free (hard-irq timers must never wait: the lock's holder may
+    /// be cancelling them).
+    pub(crate) fn try_lock(&self) -> Option<RawGuard<'_, T>> {
+        let mut flags: c_ulong = 0;
+        // SAFETY: As for `lock`; `flags` is written only on success.
+        let ok = unsafe { sys::skl_glue_raw_spin_trylock_irqsave(self.lock.get().cast(), &mut flags) };
+        ok.then_some(RawGuard { lock: self, flags })
+    }
+}
+
+/// The lock, held.
+pub(crate) struct RawGuard<'a, T> {
+    lock: &'a RawSpinLock<T>,
+    flags: c_ulong,
+}
+
+impl<T> core::ops::Deref for RawGuard<'_, T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        // SAFETY: The guard holds the lock: no other reference to the value exists.
+        unsafe { &*self.lock.value.get() }
+    }
+}
+
+impl<T> core::ops::DerefMut for RawGuard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        // SAFETY: As for `deref`; `&mut self` makes this the only reference.
+        unsafe { &mut *self.lock.value.get() }
+    }
+}
+
+impl<T> Drop for RawGuard<'_, T> {
+    fn drop(&mut self) {
+        // SAFETY: Taken by this guard with these flags, on this CPU (interrupts stayed off).
+        unsafe { sys::skl_glue_raw_spin_unlock_irqrestore(self.lock.lock.get().cast(), self.flags) };
+    }
+}

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Perf events as a PMU's callbacks see them.
+
+use kernel::{
+    ffi::c_int,
+    sync::atomic::{ordering, Atomic},
+    types::Opaque,
+};
+
+use super::super::perf_sys as sys;
+
+/// `PERF_EVENT_STATE_OFF`.
+const STATE_OFF: sys::perf_event_state = sys::perf_event_state_PERF_EVENT_STATE_OFF;
+
+/// A perf event, as the driver's callbacks see it.
+///
+/// # Invariants
+///
+/// Wraps a live `struct perf_event` that perf keeps alive for the duration of the callback.
+#[repr(transparent)]
+pub(crate) struct Event(Opaque<sys::perf_event>);
+
+impl Event {
+    /// # Safety
+    ///
+    /// `ptr` points to a live `struct perf_event` that outlives `'a`.
+    pub(super) unsafe fn from_raw<'a>(ptr: *mut sys::perf_event) -> &'a Self {
+        // SAFETY: `Event` is a transparent wrapper of `perf_event`; the caller guarantees the
+        // lifetime.
+        unsafe { &*ptr.cast::<Self>() }
+    }
+
+    fn raw(&self) -> *mut sys::perf_event {
+        self.0.get()
+    }
+
+    fn attr(&self) -> &sys::perf_event_attr {
+        // SAFETY: By the type invariant the event is live; perf does not change `attr` after
+        // the event is allocated.
+        unsafe { &(*self.raw()).attr }
+    }
+
+    /// `attr.type`: the PMU type the user asked for.
+    pub(crate) fn attr_type(&self) -> u32 {
+        self.attr().type_
+    }
+
+    /// `attr.config`.
+    pub(crate) fn config(&self) -> u64 {
+        self.attr().config
+    }
+
+    /// `attr.config1`.
+    pub(crate) fn config1(&self) -> u64 {
+        // SAFETY: All members of the union are plain `u64`.
+        unsafe { *self.attr().__bindgen_anon_3.config1.as_ref() }
+    }
+
+    /// `attr.config2`.
+    pub(crate) fn config2(&self) -> u64 {
+        // SAFETY: All members of the union are plain `u64`.
+        unsafe { *self.attr().__bindgen_anon_4.config2.as_ref() }
+    }
+
+    /// Whether the event samples (a period or a frequency): uncore counters cannot interrupt.
+    pub(crate) fn is_sampling(&self) -> bool {
+        // SAFETY: Perf sets `hw.sample_period` before `event_init` and does not change it
+        // for counting events.
+        unsafe { (*self.raw()).hw.sample_period != 0 }
+    }
+
+    /// Whether any `exclude_*` bit is set: the uncore counts everything or nothing.
+    pub(crate) fn excludes_anything(&self) -> bool {
+        let a = self.attr();
+        a.exclude_user() != 0
+            || a.exclude_kernel() != 0
+            || a.exclude_hv() != 0
+            || a.exclude_idle() != 0
+            || a.exclude_host() != 0
+            || a.exclude_guest() != 0
+    }
+
+    /// The CPU the event is bound to, or -1 for a per-task event.
+    pub(crate) fn cpu(&self) -> i32 {
+        // SAFETY: By the type invariant the event is live; perf sets `cpu` before
+        // `event_init` and changes it only while the event is off the PMU (migration).
+        unsafe { (*self.raw()).cpu }
+    }
+
+    fn hw(&self) -> *mut sys::hw_perf_event__bindgen_ty_1__bindgen_ty_1 {
+        // SAFETY: The driver owns the `hw` area of its own events: the "hardware" member of
+        // the union is the one in use.
+        unsafe { (*self.raw()).hw.__bindgen_anon_1.__bindgen_anon_1.as_mut() }
+    }
+
+    /// The driver's encoding of what the event counts (`hw.config`), set at `event_init`.
+    pub(crate) fn hw_config(&self) -> u64 {
+        // SAFETY: See `hw()`; written once in `event_init`, before any other callback.
+        unsafe { (*self.hw()).config }
+    }
+
+    /// `hw.state`, the `PERF_HES_*` flags.
+    pub(crate) fn state(&self) -> u32 {
+        // SAFETY: `hw.state` is only touched by the driver's callbacks, which perf serialises
+        // per event.
+        unsafe { (*self.raw()).hw.state as u32 }
+    }
+
+    /// Sets `hw.state`.
+    pub(crate) fn set_state(&self, state: u32) {
+        // SAFETY: See `state()`.
+        unsafe { (*self.raw()).hw.state = state as c_int };
+    }
+
+    /// Adds `delta` to the event's count.
+    pub(crate) fn add_count(&self, delta: u64) {
+        // SAFETY: `count` is a `local64_t`, a 64-bit integer perf only accesses atomically;
+        // the event outlives the borrow.
+        let count =
+            unsafe { Atomic::<i64>::from_ptr((&raw mut (*self.raw()).count).cast::<i64>()) };
+        count.add(delta as i64, ordering::Relaxed);
+    }
+
+    /// A handle that outlives the callback, for a box that holds the event until `del`.
+    pub(crate) fn handle(&self) -> EventRef {
+        EventRef(self.raw())
+    }
+}
+
+/// An event held by a driver between perf's `add` and `del` (perf frees an event only after
+/// its `del`). Comparing handles is safe; reaching the event is not, see [`EventRef::get`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct EventRef(*mut sys::perf_event);
+
+// SAFETY: A handle is an address; reaching the event needs `get`, whose contract covers it.
+unsafe impl Send for EventRef {}
+
+impl EventRef {
+    /// The event.
+    ///
+    /// # Safety
+    ///
+    /// The handle was taken from an event that perf has `add`ed to this driver and not yet
+    /// `del`eted, and that stays so for `'a`.
+    pub(crate) unsafe fn get<'a>(self) -> &'a Event {
+        // SAFETY: Between `add` and `del` perf keeps the event alive (caller's guarantee).
+        unsafe { Event::from_raw(self.0) }
+    }
+}
+
+/// An event inside `event_init`: its group is stable (perf holds the context mutex) and the
+/// driver may set what it counts.
+#[repr(transparent)]
+pub(crate) struct InitEvent(Event);
+
+impl core::ops::Deref for InitEvent {
+    type Target = Event;
+
+    fn deref(&self) -> &Event {
+        &self.0
+    }
+}
+
+impl InitEvent {
+    /// # Safety
+    ///
+    /// `ptr` points to an event in `event_init`, live for `'a`.
+    pub(super) unsafe fn from_raw<'a>(ptr: *mut sys::perf_event) -> &'a Self {
+        // SAFETY: `InitEvent` is a transparent wrapper of `Event`, itself of `perf_event`.
+        unsafe { &*ptr.cast::<Self>() }
+    }
+
+    /// Records what the event counts (`hw.config`), for the later callbacks.
+    pub(crate) fn set_hw_config(&self, config: u64) {
+        // SAFETY: In `event_init` the event is not installed yet: no callback reads it.
+        unsafe { (*self.0.hw()).config = config };
+    }
+
+    /// Whether this is the leader of its group.
+    pub(crate) fn is_leader(&self) -> bool {
+        // SAFETY: By the type invariant the event is live.
+        unsafe { (*self.0.raw()).group_leader == self.0.raw() }
+    }
+
+    /// Calls `f` for the group leader and every sibling of it that is not off.
+    pub(crate) fn for_each_in_group(&self, mut f: impl FnMut(&Event)) {
+        // SAFETY: In `event_init` perf holds the group's context mutex (or the group is this
+        // event alone): the leader outlives the call and its sibling list is stable; each
+        // entry is the `sibling_list` member of a live `perf_event`.
+        unsafe {
+            let leader = (*self.0.raw()).group_leader;
+            f(Event::from_raw(leader));
+            let head = &raw mut (*leader).sibling_list;
+            let mut pos = (*head).next;
+            while pos != head {
+                let sibling: *mut sys::perf_event =
+                    kernel::container_of!(pos, sys::perf_event, sibling_list);
+                if (*sibling).state > STATE_OFF {
+                    f(Event::from_raw(sibling));
+                }
+                pos = (*pos).next;
+            }
+        }
+    }
+
+    /// Whether `other` is on the same PMU.
+    pub(crate) fn same_pmu(&self, other: &Event) -> bool {
+        // SAFETY: By the type invariants both events are live.
+        unsafe { (*self.0.raw()).pmu == (*other.raw()).pmu }
+    }
+}
