@@ -40,10 +40,6 @@ pub(crate) trait Hw: Send + Sync {
     fn wrmsr_on_cpu(&self, cpu: u32, msr: u32, val: u64) -> Result;
     /// 32-bit read of the IMC counter at MCHBAR + `offset`.
     fn imc_read(&self, offset: u32) -> Result<u32>;
-    /// The system woke from sleep; called on the boot CPU with interrupts off, before the
-    /// engine programs the registers again (the simulator resets its model here, as the
-    /// silicon resets in S3).
-    fn on_resume(&self) {}
 }
 
 /// The whole driver state: the packages (with their boxes) and the registered PMUs.
@@ -103,7 +99,6 @@ impl pm::PmOps for Engine {
     }
 
     fn resume(&self) {
-        self.hw.on_resume();
         self.package_here().resume();
     }
 }

@@ -144,13 +144,19 @@ impl Hw for SimHw {
         self.here(|m| m.mmio_read32(offset, now_ns()))
             .map_err(fault_to_err)
     }
+}
 
-    /// The silicon loses its uncore state in S3: so does the model.
-    fn on_resume(&self) {
+/// The silicon loses its uncore state in S3: so does the model, on its own, whatever the
+/// driver does. Registered before the driver's hook, so it runs first on resume.
+impl crate::kabi::pm::PmOps for SimHw {
+    fn suspend(&self) {}
+
+    fn resume(&self) {
         let _ = self.each(|m| {
             m.reset(now_ns());
             Ok::<(), ()>(())
         });
+        pr_info!("model reset (resume)\n");
     }
 }
 

@@ -14,6 +14,7 @@ mod sim_hw;
 mod uncore;
 
 use engine::Driver;
+use kabi::pm::Syscore;
 use sim_hw::{SimDebugfs, SimHw};
 use uncore::sim::Rates;
 use uncore::units::MAX_CBOX;
@@ -42,8 +43,9 @@ module! {
 
 /// The loaded simulator driver.
 struct SklUncoreSim {
-    // Dropped first: the PMUs go before the debugfs files.
+    // Dropped first: the PMUs go before the model's sleep hook and the debugfs files.
     _driver: Driver,
+    _pm: Syscore<SimHw>,
     _debugfs: SimDebugfs,
 }
 
@@ -72,15 +74,13 @@ impl kernel::Module for SklUncoreSim {
         // The simulated package has as many cores as CBos.
         let (found_cbox, found_imc) = hw.discover(nr_cbox)?;
         let debugfs = SimDebugfs::new(&hw)?;
-        let driver = Driver::new(
-            hw,
-            module,
-            found_cbox,
-            found_imc,
-        )?;
+        // Before the driver's: on resume the model resets first, as the silicon does in S3.
+        let pm = Syscore::register(hw.clone())?;
+        let driver = Driver::new(hw, module, found_cbox, found_imc)?;
         pr_info!("simulated uncore: {nr_cbox} CBos, UCLK {uclk_mhz} MHz, IMC {imc}\n");
         Ok(Self {
             _driver: driver,
+            _pm: pm,
             _debugfs: debugfs,
         })
     }

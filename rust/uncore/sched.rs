@@ -3,10 +3,13 @@
 //! Constraint-aware assignment of events to a box's generic counters.
 //!
 //! Each event may use a subset of the counters (ARB occupancy only counter 0, for instance).
-//! Assignment is a bipartite matching; augmenting paths (Kuhn's algorithm) find one whenever
-//! one exists, which a greedy "lowest free counter" pass (Linux's) does not guarantee once
-//! constraints overlap. Events keep the counter they already have whenever the matching allows,
-//! so adding an event rarely reprograms the others.
+//! Assignment is a bipartite matching. The constraints of this uncore are nested (counter 0
+//! alone, or any counter), so Linux's weight-ordered greedy pass (most constrained event
+//! first, `perf_assign_events`) also finds an assignment whenever one exists. What the
+//! augmenting paths (Kuhn's algorithm) add is that events keep the counter they already have
+//! whenever the matching allows: only an event that must move is moved, so scheduling rarely
+//! reprograms a running counter (`make bench` shows the accesses). With at most 2 counters
+//! and 16 events a box, its cost is a few dozen steps.
 
 /// Most generic counters any unit has.
 pub(crate) const MAX_COUNTERS: usize = 4;

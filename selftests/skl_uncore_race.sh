@@ -1,0 +1,48 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Box state under concurrency (vm-run --cpus 4,sockets=2,cores=2): events are opened, read and
+# closed on package 1's CPUs while its collector goes offline and online again and again, and
+# a long-lived IMC event on that package counts at the assumed maximum DRAM rate (a 32-bit
+# wrap every 2.7 s) through all of it. Its total must equal the model's, exactly.
+. /selftests/lib.sh
+
+SIM=/sys/kernel/debug/skl_uncore_sim
+PO=/selftests/perf_open
+CPU=/sys/devices/system/cpu
+ROUNDS=${1:-6}
+ktap_header
+
+insmod /lib/skl/skl_uncore_sim.ko || { echo "Bail out! insmod failed"; exit 1; }
+echo "clock 0 0 0" > $SIM/rate
+for e in 1 2 3 4 5; do echo "imc 0 $e 0" > $SIM/rate; done
+# Package 1's unwrapped DRAM_DATA_READS total.
+imc_total() { sed -n '/^package 1$/,$ s/^totals imc \([0-9]*\) .*/\1/p' $SIM/regs | head -n1; }
+
+t0=$(imc_total)
+out=$($PO -r "echo 'imc 0 1 1600000000' > $SIM/rate
+	( i=0; while [ ! -e /tmp/stop ]; do
+		for c in 2 3; do
+			$PO -R 2 -r 'cat /proc/loadavg > /dev/null' uncore_cbox_0/0x8f34/cpu=\$c \
+				uncore_arb/0x180/cpu=\$c uncore_clock/0xff/cpu=\$c uncore_imc/2/cpu=\$c \
+				> /dev/null 2>&1
+		done
+		i=\$((i + 1))
+	  done; echo \$i > /tmp/churned ) &
+	for r in \$(seq $ROUNDS); do
+		echo 0 > $CPU/cpu2/online; sleep 0.3; echo 1 > $CPU/cpu2/online; sleep 0.3
+		echo 0 > $CPU/cpu3/online; sleep 0.3; echo 1 > $CPU/cpu3/online; sleep 0.3
+	done
+	touch /tmp/stop; wait
+	echo 'imc 0 1 0' > $SIM/rate" uncore_imc/1/cpu=2 2>&1)
+t1=$(imc_total)
+echo "$out" | sed 's/^/# /'
+echo "# churn rounds: $(cat /tmp/churned); model total $t0 -> $t1"
+count=$(echo "$out" | sed -n 's/^count \([0-9]*\) .*/\1/p')
+check "the IMC counter wrapped several times meanwhile" "yes" \
+	"$([ $((t1 - t0)) -gt $((3 << 32)) ] && echo yes || echo "no ($((t1 - t0)))")"
+check "long-lived IMC event across $((ROUNDS * 4)) hotplug operations: count equals the model's total" \
+	"$((t1 - t0))" "$count"
+check "both CPUs of package 1 are back" "1 1" "$(cat $CPU/cpu2/online) $(cat $CPU/cpu3/online)"
+rmmod skl_uncore_sim
+check_unloads_clean 1
+ktap_end
