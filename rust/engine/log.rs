@@ -48,7 +48,11 @@ static REFUSALS: Budget = Budget::new();
 static CHANGES: Budget = Budget::new();
 
 /// Logs why an event was refused (at most 10 lines a second) and returns `err`.
-pub(super) fn refuse(pmu: impl kernel::fmt::Display, err: Error, why: impl kernel::fmt::Display) -> Error {
+pub(super) fn refuse(
+    pmu: impl kernel::fmt::Display,
+    err: Error,
+    why: impl kernel::fmt::Display,
+) -> Error {
     if REFUSALS.allow(10) {
         pr_info!("{}: {}\n", pmu, why);
     }

@@ -216,7 +216,11 @@ impl PmuOps for UncorePmu {
             b.stop(r, out, ev.handle());
             ((), None)
         });
-        let uptodate = if flags & EF_UPDATE != 0 { HES_UPTODATE } else { 0 };
+        let uptodate = if flags & EF_UPDATE != 0 {
+            HES_UPTODATE
+        } else {
+            0
+        };
         ev.set_state(ev.state() | HES_STOPPED | uptodate);
     }
 

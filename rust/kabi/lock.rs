@@ -57,7 +57,8 @@ impl<T> RawSpinLock<T> {
     pub(crate) fn try_lock(&self) -> Option<RawGuard<'_, T>> {
         let mut flags: c_ulong = 0;
         // SAFETY: As for `lock`; `flags` is written only on success.
-        let ok = unsafe { sys::skl_glue_raw_spin_trylock_irqsave(self.lock.get().cast(), &mut flags) };
+        let ok =
+            unsafe { sys::skl_glue_raw_spin_trylock_irqsave(self.lock.get().cast(), &mut flags) };
         ok.then_some(RawGuard { lock: self, flags })
     }
 }
@@ -87,6 +88,8 @@ impl<T> core::ops::DerefMut for RawGuard<'_, T> {
 impl<T> Drop for RawGuard<'_, T> {
     fn drop(&mut self) {
         // SAFETY: Taken by this guard with these flags, on this CPU (interrupts stayed off).
-        unsafe { sys::skl_glue_raw_spin_unlock_irqrestore(self.lock.lock.get().cast(), self.flags) };
+        unsafe {
+            sys::skl_glue_raw_spin_unlock_irqrestore(self.lock.lock.get().cast(), self.flags)
+        };
     }
 }

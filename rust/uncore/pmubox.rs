@@ -148,7 +148,9 @@ impl<H: Copy + PartialEq> PmuBox<H> {
     }
 
     fn find(&self, ev: H) -> Option<usize> {
-        self.slots.iter().position(|s| s.is_some_and(|s| s.ev == ev))
+        self.slots
+            .iter()
+            .position(|s| s.is_some_and(|s| s.ev == ev))
     }
 
     fn slot(&self, i: usize) -> &Slot<H> {
@@ -287,7 +289,11 @@ impl<H: Copy + PartialEq> PmuBox<H> {
     fn assignment(
         &self,
         extra: Option<Target>,
-    ) -> Option<([usize; sched::MAX_COUNTERS], [u8; sched::MAX_COUNTERS], usize)> {
+    ) -> Option<(
+        [usize; sched::MAX_COUNTERS],
+        [u8; sched::MAX_COUNTERS],
+        usize,
+    )> {
         let mut reqs = [Request {
             allowed: 0,
             current: None,
@@ -299,7 +305,9 @@ impl<H: Copy + PartialEq> PmuBox<H> {
             let req = self.request(s.target, if s.live { s.ctr } else { None })?;
             Some((i, req))
         });
-        let extra = extra.and_then(|t| self.request(t, None)).map(|r| (usize::MAX, r));
+        let extra = extra
+            .and_then(|t| self.request(t, None))
+            .map(|r| (usize::MAX, r));
         for (i, req) in held.chain(extra) {
             if n == reqs.len() {
                 return None;

@@ -31,7 +31,9 @@ impl Pkg {
 
     fn inject(&mut self, unit: UnitKind, box_idx: u32, event: u8, umask: u8, n: u64) {
         self.now += 1_000;
-        self.sim.inject(unit, box_idx, event, umask, n, self.now).unwrap();
+        self.sim
+            .inject(unit, box_idx, event, umask, n, self.now)
+            .unwrap();
     }
 
     fn stats(&self) -> Stats {
@@ -103,7 +105,8 @@ fn add_start_read_del_accesses_and_count() {
     let mut c = Counts::default();
     let mut b = PmuBox::<usize>::new(&CBOX, 0);
     let s0 = p.stats();
-    b.add(&mut p, &mut c.sink(), 1, generic(0x8f34), true).unwrap();
+    b.add(&mut p, &mut c.sink(), 1, generic(0x8f34), true)
+        .unwrap();
     // Baseline read, global enable, PERFEVTSEL.
     let s1 = p.stats();
     assert_eq!((s1.rdmsr - s0.rdmsr, s1.wrmsr - s0.wrmsr), (1, 2));
@@ -124,12 +127,14 @@ fn disabled_section_parks_and_costs_nothing() {
     let mut p = Pkg::new();
     let mut c = Counts::default();
     let mut b = PmuBox::<usize>::new(&CBOX, 1);
-    b.add(&mut p, &mut c.sink(), 1, generic(0x8f34), true).unwrap();
+    b.add(&mut p, &mut c.sink(), 1, generic(0x8f34), true)
+        .unwrap();
     let s0 = p.stats();
     // Perf reschedules: del and add back inside disable/enable.
     b.disable();
     b.del(&mut p, &mut c.sink(), 1);
-    b.add(&mut p, &mut c.sink(), 1, generic(0x8f34), true).unwrap();
+    b.add(&mut p, &mut c.sink(), 1, generic(0x8f34), true)
+        .unwrap();
     b.enable(&mut p, &mut c.sink());
     assert_eq!(p.stats(), s0);
     p.inject(UnitKind::Cbox, 1, 0x34, 0x8f, 7);
@@ -142,11 +147,16 @@ fn arb_occupancy_moves_the_other_event() {
     let mut p = Pkg::new();
     let mut c = Counts::default();
     let mut b = PmuBox::<usize>::new(&ARB, 0);
-    b.add(&mut p, &mut c.sink(), 1, generic(0x181), true).unwrap();
+    b.add(&mut p, &mut c.sink(), 1, generic(0x181), true)
+        .unwrap();
     assert_eq!(b.counter_of(1), Some(0));
-    b.add(&mut p, &mut c.sink(), 2, generic(0x180), true).unwrap();
+    b.add(&mut p, &mut c.sink(), 2, generic(0x180), true)
+        .unwrap();
     assert_eq!((b.counter_of(1), b.counter_of(2)), (Some(1), Some(0)));
-    assert_eq!(b.add(&mut p, &mut c.sink(), 3, generic(0x180), true), Err(super::pmubox::Busy));
+    assert_eq!(
+        b.add(&mut p, &mut c.sink(), 3, generic(0x180), true),
+        Err(super::pmubox::Busy)
+    );
     assert_eq!(p.stats().constraint_violations, 0);
 }
 
@@ -155,7 +165,8 @@ fn foreign_global_clear_is_repaired_at_read() {
     let mut p = Pkg::new();
     let mut c = Counts::default();
     let mut b = PmuBox::<usize>::new(&CBOX, 0);
-    b.add(&mut p, &mut c.sink(), 1, generic(0x8f34), true).unwrap();
+    b.add(&mut p, &mut c.sink(), 1, generic(0x8f34), true)
+        .unwrap();
     p.inject(UnitKind::Cbox, 0, 0x34, 0x8f, 100);
     // Another tool clears the global enable: nothing counts until it is repaired.
     p.sim.wrmsr(MSR_UNC_PERF_GLOBAL_CTRL, 0, p.now).unwrap();
@@ -174,7 +185,8 @@ fn rewritten_evtsel_is_repaired_by_the_watchdog() {
     let mut p = Pkg::new();
     let mut c = Counts::default();
     let mut b = PmuBox::<usize>::new(&CBOX, 2);
-    b.add(&mut p, &mut c.sink(), 1, generic(0x8f34), true).unwrap();
+    b.add(&mut p, &mut c.sink(), 1, generic(0x8f34), true)
+        .unwrap();
     p.inject(UnitKind::Cbox, 2, 0x34, 0x8f, 10);
     p.sim.wrmsr(0x720, 0x40_0122, p.now).unwrap();
     assert_eq!(b.check(&mut p, &mut c.sink()), Some(Changed(0x720)));
@@ -191,8 +203,11 @@ fn reset_counts_no_wrap() {
     let mut p = Pkg::new();
     let mut c = Counts::default();
     let mut b = PmuBox::<usize>::new(&CBOX, 0);
-    b.add(&mut p, &mut c.sink(), 1, generic(0x8f34), true).unwrap();
-    p.sim.preset(UnitKind::Cbox, 0, 0, (1 << 44) - 100, p.now).unwrap();
+    b.add(&mut p, &mut c.sink(), 1, generic(0x8f34), true)
+        .unwrap();
+    p.sim
+        .preset(UnitKind::Cbox, 0, 0, (1 << 44) - 100, p.now)
+        .unwrap();
     b.check(&mut p, &mut c.sink());
     b.poll(&mut p, &mut c.sink());
     let before = c.0[1];
@@ -212,8 +227,10 @@ fn suspend_resume_keeps_counting() {
     let mut c = Counts::default();
     let mut clk = PmuBox::<usize>::new(&CLOCK, 0);
     let mut imc = PmuBox::<usize>::new(&IMC, 0);
-    clk.add(&mut p, &mut c.sink(), 1, Target::Fixed, true).unwrap();
-    imc.add(&mut p, &mut c.sink(), 2, Target::FreeRunning(0), true).unwrap();
+    clk.add(&mut p, &mut c.sink(), 1, Target::Fixed, true)
+        .unwrap();
+    imc.add(&mut p, &mut c.sink(), 2, Target::FreeRunning(0), true)
+        .unwrap();
     p.inject(UnitKind::Clock, 0, 0xff, 0, 500);
     p.inject(UnitKind::Imc, 0, 1, 0, 600);
     clk.suspend(&mut p, &mut c.sink());
@@ -259,10 +276,24 @@ fn op() -> impl Strategy<Value = Op> {
 fn events_of(unit: &Unit) -> [(Target, u8, u8); 6] {
     let g = |ev: u8, um: u8| (generic(u64::from(um) << 8 | u64::from(ev)), ev, um);
     match unit.kind {
-        UnitKind::Arb => [g(0x80, 1), g(0x81, 1), g(0x80, 1), g(0x81, 2), g(0x84, 1), (Target::Fixed, 0xff, 0)],
+        UnitKind::Arb => [
+            g(0x80, 1),
+            g(0x81, 1),
+            g(0x80, 1),
+            g(0x81, 2),
+            g(0x84, 1),
+            (Target::Fixed, 0xff, 0),
+        ],
         UnitKind::Clock => [(Target::Fixed, 0xff, 0); 6],
         UnitKind::Imc => [0, 1, 2, 3, 4, 0].map(|i| (Target::FreeRunning(i), i + 1, 0)),
-        UnitKind::Cbox => [g(0x34, 0x8f), g(0x34, 0x11), g(0x22, 0x41), (Target::Fixed, 0xff, 0), g(0x22, 0x48), g(0x34, 0x8f)],
+        UnitKind::Cbox => [
+            g(0x34, 0x8f),
+            g(0x34, 0x11),
+            g(0x22, 0x41),
+            (Target::Fixed, 0xff, 0),
+            g(0x22, 0x48),
+            g(0x34, 0x8f),
+        ],
     }
 }
 

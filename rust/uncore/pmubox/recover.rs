@@ -120,5 +120,4 @@ impl<H: Copy + PartialEq> PmuBox<H> {
             self.rebase(r, i);
         }
     }
-
 }
