@@ -26,7 +26,13 @@ use crate::kabi::platform::{self, now_ns, SimLocked};
 use crate::uncore::{
     imc,
     regs::{CboConfig, MSR_UNC_CBO_CONFIG, PCI_MCHBAR_HI, PCI_MCHBAR_LO},
-    sim::{parse_counter_cmd, parse_inject, CounterCmd, Fault, InjectError, Rates, SimUncore},
+    sim::{
+        count::Rates,
+        drive::InjectError,
+        model::Fault,
+        parse::{parse_counter_cmd, parse_inject, CounterCmd},
+        SimUncore,
+    },
     units::{ARB, CBOX, CLOCK, IMC},
 };
 

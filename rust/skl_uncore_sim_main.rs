@@ -2,7 +2,7 @@
 
 //! skl_uncore_sim: the skl_uncore PMU engine driving a simulated uncore, for tests in machines
 //! without the hardware. Same PMUs, same sysfs, same perf behaviour; the registers are the
-//! model in `uncore/sim.rs`, inspected and driven through debugfs.
+//! model in `uncore/sim/`, inspected and driven through debugfs.
 
 use kernel::prelude::*;
 use kernel::sync::Arc;
@@ -15,7 +15,7 @@ mod uncore;
 
 use engine::Driver;
 use sim_hw::{SimDebugfs, SimHw};
-use uncore::sim::Rates;
+use uncore::sim::count::Rates;
 use uncore::units::MAX_CBOX;
 
 module! {
