@@ -7,6 +7,8 @@
 #   skl_uncore_cbo.sh             skl_uncore_sim.ko (any CPU)
 #   skl_uncore_cbo.sh production  skl_uncore.ko under -cpu Skylake-Client,-hypervisor, where
 #                                 TCG reads MSR_UNC_CBO_CONFIG as 0: no CBo PMU, arb and clock
+#                                 (boot with initcall_blacklist=intel_uncore_init where
+#                                 intel_uncore is built in)
 . /selftests/lib.sh
 
 DEV=/sys/bus/event_source/devices
