@@ -8,7 +8,7 @@ use crate::engine::{Hw, Why};
 use crate::kabi::{mchbar::IoMap, platform};
 use crate::uncore::imc;
 use crate::uncore::regs::{
-    CboConfig, CboCountError, IMC_MAP_SIZE, MSR_UNC_CBO_CONFIG, PCI_MCHBAR_HI, PCI_MCHBAR_LO,
+    CboConfig, IMC_MAP_SIZE, MSR_UNC_CBO_CONFIG, PCI_MCHBAR_HI, PCI_MCHBAR_LO,
 };
 
 /// Models of the Skylake client uncore (family 6): Skylake, Kaby Lake (with Coffee, Whiskey
@@ -82,8 +82,9 @@ fn bridge_read(offset: u16) -> Option<(u16, u16, u32)> {
     crate::kabi::mchbar::host_bridge_read(offset).ok()
 }
 
-/// Checks that this is a supported part on bare metal, and returns its number of CBos and the
-/// hardware access. Every refusal is one line in the log and `ENODEV`.
+/// Checks that this is a supported part on bare metal, and returns its number of CBos (possibly
+/// 0, see [`CboConfig::cbox_count`]) and the hardware access. Every refusal is one line in the
+/// log and `ENODEV`.
 pub(crate) fn probe() -> Result<(u32, RealHw)> {
     let id = platform::cpu_ident();
     let model = SUPPORTED_MODELS
@@ -101,18 +102,14 @@ pub(crate) fn probe() -> Result<(u32, RealHw)> {
         pr_info!("{name} under a hypervisor: the uncore PMU is not virtualised, not loading\n");
         return Err(ENODEV);
     }
-    // A missing MSR faults; one that a hypervisor or emulator fakes reads 0.
-    let cfg = CboConfig::from_raw(platform::rdmsr(MSR_UNC_CBO_CONFIG).unwrap_or(0));
-    let nr_cbox = match cfg.cbox_count(platform::cores_per_package()) {
-        Ok(n) => n,
-        Err(CboCountError::NoCbo(raw)) => {
-            pr_info!("{name}: MSR_UNC_CBO_CONFIG reads {raw:#x}, no CBo reported: no uncore PMU here, not loading\n");
-            return Err(ENODEV);
-        }
-        Err(CboCountError::TooMany { cbos, cores }) => {
-            pr_info!("{name}: MSR_UNC_CBO_CONFIG reports {cbos} CBos for {cores} cores: not trusted, not loading\n");
-            return Err(ENODEV);
-        }
+    // A missing MSR faults: then no uncore PMU MSR is there, and nothing could count. One
+    // that an emulator fakes reads 0, which the CBo rule turns into no CBo PMU; the ARB,
+    // clock and IMC never depend on the CBo count.
+    let Ok(raw) = platform::rdmsr(MSR_UNC_CBO_CONFIG) else {
+        pr_info!("{name}: MSR_UNC_CBO_CONFIG faults: no uncore PMU MSRs here, not loading\n");
+        return Err(ENODEV);
     };
-    Ok((nr_cbox, RealHw { imc: map_imc() }))
+    let count = CboConfig::from_raw(raw).cbox_count(platform::cores_per_package());
+    pr_info!("{name}: {}\n", Why(count));
+    Ok((count.n, RealHw { imc: map_imc() }))
 }

@@ -7,11 +7,16 @@
 //! - `regs` (read): the register file, counters, rates and access counts;
 //! - `inject` (write): `UNIT BOX EVENT UMASK COUNT` adds COUNT events ([`SimUncore::inject`]);
 //! - `preset` (write): `UNIT BOX COUNTER VALUE` sets a counter, e.g. near its wrap point;
-//! - `rate` (write): `UNIT BOX COUNTER RATE` sets a background rate per second.
+//! - `rate` (write): `UNIT BOX COUNTER RATE` sets a background rate per second;
+//! - `fault` (write): what the world does behind the driver's back, in every package:
+//!   `reset` puts every register to its power-on value, as after S3 ([`SimUncore::reset`]);
+//!   `wrmsr ADDR VALUE` is another tool's WRMSR ([`SimUncore::foreign_wrmsr`]), not counted
+//!   as the driver's access. A write the hardware refuses (#GP) fails with `EIO`.
 //!
 //! UNIT is cbox, arb, clock or imc. COUNTER is the generic counter (cbox, arb; for `rate`
-//! 0 means the whole box), 0 for the clock, and the event code 1..5 for the IMC. A refused
-//! line changes nothing and fails the write with `EINVAL` and one line in the log.
+//! 0 means the whole box), 0 for the clock, and the event code 1..5 for the IMC. Numbers are
+//! decimal or 0x hex. A refused line changes nothing and fails the write with `EINVAL` and
+//! one line in the log.
 
 use kernel::{
     cpu::CpuId,
@@ -26,7 +31,13 @@ use crate::kabi::platform::{self, now_ns, SimLocked};
 use crate::uncore::{
     imc,
     regs::{CboConfig, MSR_UNC_CBO_CONFIG, PCI_MCHBAR_HI, PCI_MCHBAR_LO},
-    sim::{parse_counter_cmd, parse_inject, CounterCmd, Fault, InjectError, Rates, SimUncore},
+    sim::{
+        count::Rates,
+        drive::InjectError,
+        model::Fault,
+        parse::{parse_counter_cmd, parse_fault, parse_inject, CounterCmd, FaultCmd},
+        SimUncore,
+    },
     units::{ARB, CBOX, CLOCK, IMC},
 };
 
@@ -43,26 +54,33 @@ fn fault_to_err(_f: Fault) -> Error {
 
 impl SimHw {
     /// A simulated uncore in every package, with `nr_cbox` CBos, an IMC if `imc`, and `rates`.
-    pub(crate) fn new(nr_cbox: u32, imc: bool, rates: Rates) -> Result<Self> {
+    /// `MSR_UNC_CBO_CONFIG` reads `cbo_config`, or `nr_cbox + 1` if `None`.
+    pub(crate) fn new(
+        nr_cbox: u32,
+        imc: bool,
+        rates: Rates,
+        cbo_config: Option<u64>,
+    ) -> Result<Self> {
         let n = platform::max_packages() as usize;
         let mut models = KVec::with_capacity(n, GFP_KERNEL)?;
         for _ in 0..n {
-            models.push(
-                SimLocked::new(SimUncore::new(nr_cbox, imc, rates)),
-                GFP_KERNEL,
-            )?;
+            let mut model = SimUncore::new(nr_cbox, imc, rates);
+            if let Some(raw) = cbo_config {
+                model.set_cbo_config(raw);
+            }
+            models.push(SimLocked::new(model), GFP_KERNEL)?;
         }
         Ok(Self { models })
     }
 
     /// Discovers the simulated uncore the way the production module discovers the real one:
-    /// the CBo count from `MSR_UNC_CBO_CONFIG`, the IMC from the host bridge's MCHBAR.
+    /// the CBo count from `MSR_UNC_CBO_CONFIG` and `cores` (one line in the log), the IMC
+    /// from the host bridge's MCHBAR. Returns the CBo count (possibly 0) and whether the IMC
+    /// is there.
     pub(crate) fn discover(&self, cores: u32) -> Result<(u32, bool)> {
-        let cfg = CboConfig::from_raw(self.rdmsr(MSR_UNC_CBO_CONFIG)?);
-        let nr_cbox = cfg.cbox_count(cores).map_err(|e| {
-            pr_err!("simulated MSR_UNC_CBO_CONFIG: {e:?}\n");
-            ENODEV
-        })?;
+        let count = CboConfig::from_raw(self.rdmsr(MSR_UNC_CBO_CONFIG)?).cbox_count(cores);
+        pr_info!("{}\n", Why(count));
+        let nr_cbox = count.n;
         let (id, lo, hi) = self.models[0].with(|m| {
             (
                 m.pci_config_read32(0),
@@ -78,6 +96,20 @@ impl SimHw {
             }
         };
         Ok((nr_cbox, imc))
+    }
+
+    /// Resets every package's registers to their power-on values, as after S3
+    /// ([`SimUncore::reset`]).
+    pub(crate) fn reset_all(&self) {
+        for m in self.models.iter() {
+            m.with(|m| m.reset(now_ns()));
+        }
+    }
+
+    /// Another tool writes `value` to `msr` in every package ([`SimUncore::foreign_wrmsr`]).
+    /// All packages are alike, so a refusal comes from the first and changes nothing.
+    pub(crate) fn foreign_wrmsr(&self, msr: u32, value: u64) -> core::result::Result<(), Fault> {
+        self.each(|m| m.foreign_wrmsr(msr, value, now_ns()))
     }
 
     /// Runs `f` on the register file of `cpu`'s package.
@@ -162,7 +194,7 @@ impl crate::kabi::pm::PmOps for SimHw {
 
 /// The debugfs files; removed when dropped.
 pub(crate) struct SimDebugfs {
-    _files: [Pin<KBox<File<Arc<SimHw>>>>; 4],
+    _files: [Pin<KBox<File<Arc<SimHw>>>>; 5],
     _dir: Dir,
 }
 
@@ -258,6 +290,23 @@ fn write_rate(hw: &Arc<SimHw>, reader: &mut UserSliceReader) -> Result {
     })
 }
 
+fn write_fault(hw: &Arc<SimHw>, reader: &mut UserSliceReader) -> Result {
+    const USAGE: &str = "reset' or 'wrmsr ADDR VALUE";
+    let mut buf = [0u8; 96];
+    match parse_fault(read_line("fault", reader, &mut buf)?)
+        .map_err(|e| refused("fault", e, USAGE))?
+    {
+        FaultCmd::Reset => {
+            hw.reset_all();
+            Ok(())
+        }
+        FaultCmd::Wrmsr { msr, value } => hw.foreign_wrmsr(msr, value).map_err(|f| {
+            pr_info!("fault: wrmsr {msr:#x} {value:#x}: the hardware refuses it ({f:?})\n");
+            EIO
+        }),
+    }
+}
+
 impl SimDebugfs {
     /// Creates `/sys/kernel/debug/skl_uncore_sim/`.
     pub(crate) fn new(hw: &Arc<SimHw>) -> Result<Self> {
@@ -277,6 +326,10 @@ impl SimDebugfs {
             )?,
             KBox::pin_init(
                 dir.write_callback_file(c"rate", hw.clone(), &write_rate),
+                GFP_KERNEL,
+            )?,
+            KBox::pin_init(
+                dir.write_callback_file(c"fault", hw.clone(), &write_fault),
                 GFP_KERNEL,
             )?,
         ];

@@ -2,7 +2,7 @@
 
 //! skl_uncore_sim: the skl_uncore PMU engine driving a simulated uncore, for tests in machines
 //! without the hardware. Same PMUs, same sysfs, same perf behaviour; the registers are the
-//! model in `uncore/sim.rs`, inspected and driven through debugfs.
+//! model in `uncore/sim/`, inspected and driven through debugfs.
 
 use kernel::prelude::*;
 use kernel::sync::Arc;
@@ -16,7 +16,7 @@ mod uncore;
 use engine::Driver;
 use kabi::pm::Syscore;
 use sim_hw::{SimDebugfs, SimHw};
-use uncore::sim::Rates;
+use uncore::sim::count::Rates;
 use uncore::units::MAX_CBOX;
 
 module! {
@@ -38,8 +38,19 @@ module! {
             default: 1000,
             description: "Simulated UCLK frequency in MHz (1-5000)",
         },
+        cbo_config: i64 {
+            default: -1,
+            description: "Raw value MSR_UNC_CBO_CONFIG reads (0 up); -1: nr_cbox + 1",
+        },
+        cores: i32 {
+            default: -1,
+            description: "Cores per package the driver is told (1-64); -1: nr_cbox",
+        },
     },
 }
+
+/// Most cores per package the `cores` parameter takes: beyond any client part.
+const MAX_CORES: i32 = 64;
 
 /// The loaded simulator driver.
 struct SklUncoreSim {
@@ -62,6 +73,24 @@ impl kernel::Module for SklUncoreSim {
             pr_err!("uclk_mhz={uclk_mhz}: must be 1..5000\n");
             return Err(EINVAL);
         }
+        let cbo_config = match module_parameters::cbo_config.value() {
+            -1 => None,
+            raw @ 0.. => Some(raw as u64),
+            raw => {
+                pr_err!(
+                    "cbo_config={raw}: must be a raw register value, 0 up, or -1 for nr_cbox + 1\n"
+                );
+                return Err(EINVAL);
+            }
+        };
+        let cores = match module_parameters::cores.value() {
+            -1 => nr_cbox,
+            c @ 1..=MAX_CORES => c as u32,
+            c => {
+                pr_err!("cores={c}: must be 1..{MAX_CORES}, or -1 for nr_cbox\n");
+                return Err(EINVAL);
+            }
+        };
         let rates = Rates {
             uclk_hz: u64::from(uclk_mhz) * 1_000_000,
             // Deterministic DRAM traffic (64-byte lines per second): 1.2 GB/s of reads,
@@ -70,9 +99,8 @@ impl kernel::Module for SklUncoreSim {
             imc: [20_000_000, 10_000_000, 1_000_000, 25_000_000, 4_000_000],
             ..Rates::default()
         };
-        let hw = Arc::new(SimHw::new(nr_cbox, imc, rates)?, GFP_KERNEL)?;
-        // The simulated package has as many cores as CBos.
-        let (found_cbox, found_imc) = hw.discover(nr_cbox)?;
+        let hw = Arc::new(SimHw::new(nr_cbox, imc, rates, cbo_config)?, GFP_KERNEL)?;
+        let (found_cbox, found_imc) = hw.discover(cores)?;
         let debugfs = SimDebugfs::new(&hw)?;
         // Before the driver's: on resume the model resets first, as the silicon does in S3.
         let pm = Syscore::register(hw.clone())?;

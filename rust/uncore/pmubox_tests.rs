@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use super::event::Target;
 use super::pmubox::{Changed, PmuBox, Regs, MAX_BOX_EVENTS};
 use super::regs::{FixedCtrl, GlobalCtrl, PerfEvtSel, MSR_UNC_PERF_GLOBAL_CTRL};
-use super::sim::{Rates, SimUncore, Stats};
+use super::sim::{count::Rates, model::Stats, SimUncore};
 use super::units::{Unit, UnitKind, ARB, CBOX, CLOCK, IMC};
 
 /// The package side of [`Regs`] over a simulated uncore, as the engine keeps it.
