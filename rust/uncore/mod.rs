@@ -20,6 +20,7 @@ pub(crate) mod bitfield;
 pub(crate) mod counter;
 pub(crate) mod event;
 pub(crate) mod imc;
+pub(crate) mod named_events;
 pub(crate) mod regs;
 pub(crate) mod sched;
 #[cfg(any(test, skl_sim))]
