@@ -11,8 +11,16 @@
 #   make install  build against the running kernel and install into its module tree
 #   make load     load skl_uncore.ko into the running kernel, after checking it can work
 #   make clippy   build with clippy;  make fmt / fmt-check   rustfmt with the kernel's config
+#   make clean    remove what the builds left in the tree
+#   make host     install the build and VM packages (scripts/setup-host; the targets that
+#                 need the test kernel or the VM do it themselves)
+#
+# make clean, fmt, fmt-check, install and load build no kernel and install no package.
+# make KDIR=/your/kernel/tree builds against that tree and installs nothing either.
 
-KDIR ?= $(shell scripts/build-kernel)
+# The test kernel's tree, built in the cache on first use (scripts/build-kernel sets up the
+# host first). Recursively expanded: only the targets that build modules pay for it.
+KDIR ?= $(or $(shell scripts/build-kernel),$(error scripts/build-kernel failed, see above))
 SKL_MAKE = $(MAKE) -C $(KDIR) M=$(CURDIR)
 
 all: modules
@@ -20,21 +28,28 @@ all: modules
 host:
 	@scripts/setup-host
 
-modules: host
+modules:
 	$(SKL_MAKE) modules
 
-clippy: host
+clippy:
 	$(SKL_MAKE) CLIPPY=1 modules
 
+# What Kbuild, cargo and the selftest helpers leave (the patterns of .gitignore), removed
+# without asking Kbuild: cleaning must not need a kernel tree.
 clean:
-	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	find . -name .git -prune -o -type f \( -name '*.o' -o -name '*.ko' -o -name '*.mod' \
+		-o -name '*.mod.c' -o -name '*.cmd' -o -name '*.d' -o -name '*.rmeta' \
+		-o -name '*_generated.rs' \) -exec rm -f {} +
+	rm -f Module.symvers modules.order rust-project.json
 	rm -rf rust/uncore/target
+	$(MAKE) -C selftests clean
 
+# .rustfmt.toml is the kernel's, copied (scripts/check-hygiene compares it with the tree's).
 RUST_SOURCES = $(shell git ls-files 'rust/*.rs' 'rust/**/*.rs')
 fmt:
-	rustfmt --edition 2021 --config-path $(KDIR)/.rustfmt.toml $(RUST_SOURCES)
+	rustfmt --edition 2021 --config-path .rustfmt.toml $(RUST_SOURCES)
 fmt-check:
-	rustfmt --check --edition 2021 --config-path $(KDIR)/.rustfmt.toml $(RUST_SOURCES)
+	rustfmt --check --edition 2021 --config-path .rustfmt.toml $(RUST_SOURCES)
 
 # The running kernel's build tree (it must have been built with CONFIG_RUST=y).
 RUNNING_KDIR ?= /lib/modules/$(shell uname -r)/build

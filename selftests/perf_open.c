@@ -8,13 +8,14 @@
  * EVENT is PMU/CONFIG[/KEY=VAL,...]: PMU a name under /sys/bus/event_source/devices or a
  * number, CONFIG a number; keys: config1, config2, period, freq, cpu, pid, inherit,
  * exclude_user, exclude_kernel, exclude_hv, exclude_idle, disabled.
- * -g opens the events as one group (the first is the leader).
+ * -g opens the events as one group (the first is the leader). If the leader does not open,
+ *   the others are not opened at all ("skipped"): alone, they would not be a group.
  * -r CMD enables the events, runs `sh -c CMD`, disables them and prints each count as
  *   "count N enabled E running R".
  * -R N with -r: meanwhile N processes, pinned to CPUs 0, 1, ..., read every event in a loop
  *   (reads from CPUs other than the collector, racing the poll timer).
  * Prints one line per event ("ok" or "errno N NAME") and exits with the first errno (0 if
- * every open succeeded).
+ * every open succeeded); exits 3 if a reader cannot be forked.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -123,6 +124,11 @@ int main(int argc, char **argv)
 		int cpu, pid, fd;
 		char *spec = strdup(argv[i]);
 
+		if (group && i > optind && !n) {
+			/* The leader failed: a member opened with group_fd -1 would be a leader. */
+			printf("%s: skipped (no group leader)\n", argv[i]);
+			continue;
+		}
 		parse(spec, &a, &cpu, &pid);
 		if (cmd)
 			a.disabled = 1;
@@ -143,6 +149,18 @@ int main(int argc, char **argv)
 			ioctl(fds[i], PERF_EVENT_IOC_ENABLE, 0);
 		for (i = 0; i < readers; i++) {
 			kids[i] = fork();
+			if (kids[i] < 0) {
+				/*
+				 * Never keep -1 in kids[]: kill(-1, SIGKILL) below would kill every
+				 * process we may signal. Stop the readers already started and fail.
+				 */
+				perror("perf_open: fork");
+				while (i--) {
+					kill(kids[i], SIGKILL);
+					waitpid(kids[i], NULL, 0);
+				}
+				return 3;
+			}
 			if (kids[i] == 0) {
 				cpu_set_t set;
 				uint64_t v[3];

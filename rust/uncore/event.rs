@@ -200,8 +200,8 @@ mod tests {
                     prop_assert_eq!(config & !CONFIG_EN & !formats, 0);
                     prop_assert_eq!(sel.into_raw(), config & !CONFIG_EN);
                     prop_assert_eq!(sel.reserved_bits(), 0);
-                    prop_assert!(!sel.is_set(PerfEvtSel::EN));
-                    prop_assert!(!sel.is_set(PerfEvtSel::OVF_EN));
+                    prop_assert!(!sel.en());
+                    prop_assert!(!sel.ovf_en());
                 }
                 Ok(other) => prop_assert!(false, "unexpected {:?}", other),
                 Err(ConfigError::UnknownBits(bits)) => {

@@ -115,7 +115,7 @@ pub(crate) fn locate(
         return Err(ImcError::UnknownBridge(device));
     };
     let raw = u64::from(mchbar_hi) << 32 | u64::from(mchbar_lo);
-    match Mchbar::from_raw(raw).base() {
+    match Mchbar::from_raw(raw).address() {
         Some(base) => Ok(ImcLocation { base, bridge }),
         None => Err(ImcError::Disabled(raw)),
     }

@@ -20,6 +20,7 @@ pub(crate) mod bitfield;
 pub(crate) mod counter;
 pub(crate) mod event;
 pub(crate) mod imc;
+pub(crate) mod named_events;
 pub(crate) mod pmubox;
 #[cfg(test)]
 mod pmubox_tests;
