@@ -145,7 +145,7 @@ impl Regs for PkgRegs<'_> {
 }
 
 fn fixed_on() -> u64 {
-    FixedCtrl::zeroed().with(FixedCtrl::CNT_EN, 1).into_raw()
+    FixedCtrl::DRIVER_VALUE.into_raw()
 }
 
 /// Where a box delivers folded counts.

@@ -13,7 +13,6 @@ use crate::kabi::{
 use crate::uncore::{
     event::{decode, Target},
     pmubox::MAX_BOX_EVENTS,
-    regs::PerfEvtSel,
     sched::{self, Request},
     units::{Unit, UnitKind},
 };
@@ -95,9 +94,7 @@ impl UncorePmu {
     fn request(&self, config: u64) -> Option<Request> {
         match Target::from_raw(config) {
             Target::Generic(sel) => Some(Request {
-                allowed: self
-                    .unit
-                    .allowed_counters(sel.get(PerfEvtSel::EVT_SEL) as u8),
+                allowed: self.unit.allowed_counters(sel.evt_sel()),
                 current: None,
             }),
             _ => None,

@@ -22,8 +22,8 @@
 use super::counter::delta;
 use super::event::Target;
 use super::regs::{
-    FixedCtrl, PerfEvtSel, FIXED_CTR_WIDTH, IMC_COUNTERS, IMC_CTR_WIDTH, MSR_UNC_PERF_FIXED_CTR,
-    MSR_UNC_PERF_FIXED_CTRL, PERFCTR_WIDTH,
+    FixedCtrl, PerfCtr, PerfEvtSel, FIXED_CTR_WIDTH, IMC_COUNTERS, IMC_CTR_WIDTH,
+    MSR_UNC_PERF_FIXED_CTR, MSR_UNC_PERF_FIXED_CTRL, PERFCTR_WIDTH,
 };
 use super::sched::{self, Request};
 use super::units::Unit;
@@ -166,8 +166,8 @@ impl<H: Copy + PartialEq> PmuBox<H> {
     fn addrs(&self, s: &Slot<H>) -> (u32, Option<u32>) {
         match (s.target, s.ctr) {
             (Target::Generic(_), Some(c)) => (
-                self.unit.ctr(self.box_idx, u32::from(c)),
-                Some(self.unit.evtsel(self.box_idx, u32::from(c))),
+                PerfCtr::addr(self.unit, self.box_idx, u32::from(c)),
+                Some(PerfEvtSel::addr(self.unit, self.box_idx, u32::from(c))),
             ),
             (Target::Generic(_), None) => (0, None),
             (Target::Fixed, _) => (MSR_UNC_PERF_FIXED_CTR, Some(MSR_UNC_PERF_FIXED_CTRL)),
@@ -178,8 +178,11 @@ impl<H: Copy + PartialEq> PmuBox<H> {
     /// What the control register of a live slot must hold.
     fn expected_control(s: &Slot<H>) -> u64 {
         match s.target {
-            Target::Generic(sel) => sel.with(PerfEvtSel::EN, 1).into_raw(),
-            Target::Fixed => FixedCtrl::zeroed().with(FixedCtrl::CNT_EN, 1).into_raw(),
+            Target::Generic(mut sel) => {
+                sel.set_en(true);
+                sel.into_raw()
+            }
+            Target::Fixed => FixedCtrl::DRIVER_VALUE.into_raw(),
             Target::FreeRunning(_) => 0,
         }
     }
@@ -273,9 +276,7 @@ impl<H: Copy + PartialEq> PmuBox<H> {
     fn request(&self, target: Target, current: Option<u8>) -> Option<Request> {
         match target {
             Target::Generic(sel) => Some(Request {
-                allowed: self
-                    .unit
-                    .allowed_counters(sel.get(PerfEvtSel::EVT_SEL) as u8),
+                allowed: self.unit.allowed_counters(sel.evt_sel()),
                 current,
             }),
             _ => None,
@@ -481,10 +482,10 @@ impl super::Describe for Changed {
                         } else {
                             CboName(b)
                         };
-                        if unit.evtsel(b, i) == a {
+                        if PerfEvtSel::addr(unit, b, i) == a {
                             write!(f, "MSR_UNC_{who}_PERFEVTSEL{i}")?;
                             named = true;
-                        } else if unit.ctr(b, i) == a {
+                        } else if PerfCtr::addr(unit, b, i) == a {
                             write!(f, "MSR_UNC_{who}_PERFCTR{i}")?;
                             named = true;
                         }

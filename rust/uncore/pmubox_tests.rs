@@ -73,7 +73,7 @@ impl Regs for Pkg {
     fn fixed_get(&mut self) {
         self.fixed_users += 1;
         if self.fixed_users == 1 {
-            let v = FixedCtrl::zeroed().with(FixedCtrl::CNT_EN, 1).into_raw();
+            let v = FixedCtrl::DRIVER_VALUE.into_raw();
             self.wrmsr(0x394, v);
         }
     }
