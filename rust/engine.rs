@@ -27,7 +27,7 @@ pub(crate) use log::Why;
 /// Package timer runs since load, for the simulator's statistics (wakeups per second).
 #[cfg(skl_sim)]
 pub(crate) use package::timer_runs as polls;
-use package::{BoxState, Package};
+use package::{BoxState, Package, PackageExt};
 use pmu::{PmuName, UncorePmu};
 
 /// Access to the uncore registers: the real ones, or the simulator's.
@@ -61,7 +61,7 @@ impl Engine {
             for &(unit, box_idx) in slots {
                 boxes.push(BoxState::new(unit, box_idx)?, GFP_KERNEL)?;
             }
-            packages.push(Package::new(id, hw.clone(), boxes)?, GFP_KERNEL)?;
+            packages.push(package::new_package(id, hw.clone(), boxes)?, GFP_KERNEL)?;
         }
         Arc::pin_init(
             try_pin_init!(Self { hw, packages, pmus <- new_mutex!(KVec::new()) }),

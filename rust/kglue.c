@@ -4,6 +4,7 @@
 #include <linux/namei.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/cpumask.h>
 #include <linux/spinlock.h>
 #include <linux/syscore_ops.h>
@@ -59,7 +60,8 @@ int skl_glue_online_cpu_in_package(unsigned int pkg)
 {
 	unsigned int cpu;
 
-	for_each_online_cpu(cpu) {
+	/* Active, not merely online: a CPU on its way down is still online for a while. */
+	for_each_cpu(cpu, cpu_active_mask) {
 		if (topology_logical_package_id(cpu) == pkg)
 			return cpu;
 	}
@@ -97,6 +99,16 @@ bool skl_glue_raw_spin_trylock_irqsave(raw_spinlock_t *lock, unsigned long *flag
 void skl_glue_raw_spin_unlock_irqrestore(raw_spinlock_t *lock, unsigned long flags)
 {
 	raw_spin_unlock_irqrestore(lock, flags);
+}
+
+void skl_glue_csd_init(call_single_data_t *csd, void (*func)(void *info), void *info)
+{
+	INIT_CSD(csd, func, info);
+}
+
+int skl_glue_csd_send(unsigned int cpu, call_single_data_t *csd)
+{
+	return smp_call_function_single_async(cpu, csd);
 }
 
 struct skl_syscore {

@@ -201,11 +201,12 @@ pub(crate) struct SimDebugfs {
 fn show_regs(hw: &Arc<SimHw>, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
     writeln!(
         f,
-        "poll_ms cbox {} arb {} clock {} imc {} polls {}",
+        "poll_ms cbox {} arb {} clock {} imc {} homings {} polls {}",
         CBOX.poll_ms,
         ARB.poll_ms,
         CLOCK.poll_ms,
         IMC.poll_ms,
+        crate::kabi::poller::homings(),
         crate::engine::polls()
     )?;
     for (pkg, model) in hw.models.iter().enumerate() {

@@ -1,14 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Box state under concurrency (vm-run --cpus 4,sockets=2,cores=2): events are opened, read and
-# closed on package 1's CPUs while its collector goes offline and online again and again, and
-# a long-lived IMC event on that package counts at the assumed maximum DRAM rate (a 32-bit
-# wrap every 2.7 s) through all of it. Its total must equal the model's, exactly.
+# Box state under concurrency (vm-run --cpus 6,sockets=2,cores=3; package 1 is CPUs 3-5):
+# events are opened, read and closed on package 1's CPUs while its collector (the cpumask CPU)
+# goes offline and online again and again, moving between CPUs 3 and 4, and a long-lived IMC
+# event on the package's other CPU, 5, counts at the assumed maximum DRAM rate (a 32-bit wrap
+# every 2.7 s) through all of it, sharing the box with the events that come and go and
+# migrate. Its total must equal the model's, exactly. A second long-lived event, on CPU 3,
+# first to start, pins the package's poll timer to a CPU that goes away.
 . /selftests/lib.sh
 
 SIM=/sys/kernel/debug/skl_uncore_sim
 PO=/selftests/perf_open
 CPU=/sys/devices/system/cpu
+DEV=/sys/bus/event_source/devices
 ROUNDS=${1:-6}
 ktap_header
 
@@ -21,7 +25,7 @@ imc_total() { sed -n '/^package 1$/,$ s/^totals imc \([0-9]*\) .*/\1/p' $SIM/reg
 t0=$(imc_total)
 out=$($PO -r "echo 'imc 0 1 1600000000' > $SIM/rate
 	( i=0; while [ ! -e /tmp/stop ]; do
-		for c in 2 3; do
+		for c in 3 4 5; do
 			$PO -R 2 -r 'cat /proc/loadavg > /dev/null' uncore_cbox_0/0x8f34/cpu=\$c \
 				uncore_arb/0x180/cpu=\$c uncore_clock/0xff/cpu=\$c uncore_imc/2/cpu=\$c \
 				> /dev/null 2>&1
@@ -29,20 +33,30 @@ out=$($PO -r "echo 'imc 0 1 1600000000' > $SIM/rate
 		i=\$((i + 1))
 	  done; echo \$i > /tmp/churned ) &
 	for r in \$(seq $ROUNDS); do
-		echo 0 > $CPU/cpu2/online; sleep 0.3; echo 1 > $CPU/cpu2/online; sleep 0.3
-		echo 0 > $CPU/cpu3/online; sleep 0.3; echo 1 > $CPU/cpu3/online; sleep 0.3
+		echo 0 > $CPU/cpu3/online; cat $DEV/uncore_imc/cpumask >> /tmp/masks; sleep 0.3
+		echo 1 > $CPU/cpu3/online; sleep 0.3
+		echo 0 > $CPU/cpu4/online; cat $DEV/uncore_imc/cpumask >> /tmp/masks; sleep 0.3
+		echo 1 > $CPU/cpu4/online; sleep 0.3
 	done
 	touch /tmp/stop; wait
-	echo 'imc 0 1 0' > $SIM/rate" uncore_imc/1/cpu=2 2>&1)
+	echo 'imc 0 1 0' > $SIM/rate" uncore_imc/2/cpu=3 uncore_imc/1/cpu=5 2>&1)
 t1=$(imc_total)
 echo "$out" | sed 's/^/# /'
-echo "# churn rounds: $(cat /tmp/churned); model total $t0 -> $t1"
-count=$(echo "$out" | sed -n 's/^count \([0-9]*\) .*/\1/p')
+count=$(echo "$out" | sed -n 's/^count \([0-9]*\) .*/\1/p' | tail -n1)
+homings=$(sed -n 's/.* homings \([0-9]*\) .*/\1/p' $SIM/regs)
+echo "# churn rounds: $(cat /tmp/churned); model total $t0 -> $t1; timer taken home $homings times"
 check "the IMC counter wrapped several times meanwhile" "yes" \
 	"$([ $((t1 - t0)) -gt $((3 << 32)) ] && echo yes || echo "no ($((t1 - t0)))")"
 check "long-lived IMC event across $((ROUNDS * 4)) hotplug operations: count equals the model's total" \
 	"$((t1 - t0))" "$count"
-check "both CPUs of package 1 are back" "1 1" "$(cat $CPU/cpu2/online) $(cat $CPU/cpu3/online)"
+# The first event, on CPU 3, armed the package's timer there: when CPU 3 went offline the
+# kernel moved the timer to package 0, and it had to come home.
+check "the package timer came home after its CPU went offline" "yes" \
+	"$([ "$homings" -gt 0 ] && echo yes || echo "no ($homings)")"
+check "the collector moved between CPUs 3 and 4" "0,3 0,4" "$(sort -u /tmp/masks | tr '\n' ' ' | sed 's/ $//')"
+check "the CPUs of package 1 are back" "1 1" "$(cat $CPU/cpu3/online) $(cat $CPU/cpu4/online)"
+check "no register was reported changed (nothing but the driver wrote them)" "0" \
+	"$(dmesg | grep -c 'changed by someone else')"
 rmmod skl_uncore_sim
 check_unloads_clean 1
 ktap_end

@@ -5,30 +5,28 @@
 //!
 //! # Invariants
 //!
-//! - `Arm::live` is the sum of the boxes' live events; the timer is armed iff it is non-zero
-//!   (a callback already running when it drops to zero ends itself).
-//! - Lock order: a box's lock, then `arm`. The timer callback only try-locks boxes, so
-//!   cancelling it under either lock cannot deadlock.
+//! - The poller's live count is the sum of the boxes' live events, so the timer runs while
+//!   any event of the package counts (see [`Poller`]).
+//! - Lock order: a box's lock, then the poller's. The timer's work only try-locks boxes, so
+//!   cancelling it under a box lock cannot deadlock.
 
 use kernel::{
-    cpu::CpuId,
     prelude::*,
     static_lock_class,
     sync::{
         atomic::{ordering, Atomic},
-        Arc, ArcBorrow,
+        Arc,
     },
-    time::{
-        hrtimer::{
-            ArcHrTimerHandle, HrTimer, HrTimerCallback, HrTimerCallbackContext, HrTimerPointer,
-            HrTimerRestart, RelativePinnedHardMode,
-        },
-        Delta, Monotonic,
-    },
+    time::Delta,
 };
 
 use super::{log, Hw};
-use crate::kabi::{lock::RawSpinLock, perf::EventRef, platform};
+use crate::kabi::{
+    lock::RawSpinLock,
+    perf::EventRef,
+    platform,
+    poller::{PackageWork, Poller},
+};
 use crate::uncore::{
     pmubox::{Changed, PmuBox, Regs},
     regs::{FixedCtrl, GlobalCtrl, MSR_UNC_PERF_FIXED_CTRL, MSR_UNC_PERF_GLOBAL_CTRL},
@@ -61,17 +59,11 @@ impl BoxState {
     }
 }
 
-/// The timer's state.
-struct Arm {
-    /// Live events in the package.
-    live: u32,
-    /// The armed timer, and the CPU it is pinned to.
-    timer: Option<(ArcHrTimerHandle<Package>, u32)>,
-}
+/// A package, with the timer that polls it.
+pub(crate) type Package = Poller<PkgState>;
 
-/// One package.
-#[pin_data]
-pub(crate) struct Package {
+/// One package's state.
+pub(crate) struct PkgState {
     id: u32,
     hw: Arc<dyn Hw>,
     /// `MSR_UNC_PERF_GLOBAL_CTRL.EN` written since load (or since the last resume).
@@ -79,24 +71,12 @@ pub(crate) struct Package {
     /// Live events on the fixed counter (uncore_clock and uncore_cbox_0 clockticks).
     fixed_users: Atomic<i32>,
     boxes: KVec<Arc<BoxState>>,
-    /// `Arm::live`, for the timer callback (which must not take `arm`).
-    live: Atomic<u32>,
+    /// Completed timer runs.
     ticks: Atomic<u64>,
-    #[pin]
-    timer: HrTimer<Package>,
-    #[pin]
-    arm: RawSpinLock<Arm>,
-}
-
-kernel::impl_has_hr_timer! {
-    impl HasHrTimer<Self> for Package {
-        mode: RelativePinnedHardMode<Monotonic>,
-        field: self.timer
-    }
 }
 
 /// [`Regs`] over a package's hardware, from a CPU of that package.
-pub(super) struct PkgRegs<'a>(&'a Package);
+pub(super) struct PkgRegs<'a>(&'a PkgState);
 
 impl Regs for PkgRegs<'_> {
     fn rdmsr(&mut self, msr: u32) -> Option<u64> {
@@ -158,24 +138,24 @@ fn sink(ev: EventRef, delta: u64) {
     unsafe { ev.get() }.add_count(delta);
 }
 
-impl Package {
-    pub(super) fn new(id: u32, hw: Arc<dyn Hw>, boxes: KVec<Arc<BoxState>>) -> Result<Arc<Self>> {
-        Arc::pin_init(
-            pin_init!(Self {
-                id,
-                hw,
-                global_en: Atomic::new(0),
-                fixed_users: Atomic::new(0),
-                boxes,
-                live: Atomic::new(0),
-                ticks: Atomic::new(0),
-                timer <- HrTimer::new(),
-                arm <- RawSpinLock::new(Arm { live: 0, timer: None }, c"skl_uncore_pkg", static_lock_class!()),
-            }),
-            GFP_KERNEL,
-        )
-    }
+/// Creates package `id`'s state and its stopped timer.
+pub(super) fn new_package(
+    id: u32,
+    hw: Arc<dyn Hw>,
+    boxes: KVec<Arc<BoxState>>,
+) -> Result<Arc<Package>> {
+    let state = PkgState {
+        id,
+        hw,
+        global_en: Atomic::new(0),
+        fixed_users: Atomic::new(0),
+        boxes,
+        ticks: Atomic::new(0),
+    };
+    Poller::new(state, TICK)
+}
 
+impl PkgState {
     /// The logical package id.
     pub(super) fn id(&self) -> u32 {
         self.id
@@ -185,11 +165,26 @@ impl Package {
     pub(super) fn take_global_enable(&self) -> bool {
         self.global_en.xchg(0, ordering::Relaxed) != 0
     }
+}
 
+/// Package operations that also drive its timer.
+pub(super) trait PackageExt {
     /// Runs `f` on box `slot` under its lock, from a CPU of this package, then keeps the
     /// timer in step with the live events and logs a register found changed.
-    pub(super) fn with_box<R>(
-        self: &Arc<Self>,
+    fn with_box<R>(
+        &self,
+        slot: usize,
+        f: impl FnOnce(&mut PmuBox<EventRef>, &mut PkgRegs<'_>, &mut Sink) -> (R, Option<Changed>),
+    ) -> R;
+    /// Before sleep (boot CPU, interrupts off): fold every box's counts.
+    fn suspend(&self);
+    /// After sleep: the registers are at power-on values; program every live event again.
+    fn resume(&self);
+}
+
+impl PackageExt for Arc<Package> {
+    fn with_box<R>(
+        &self,
         slot: usize,
         f: impl FnOnce(&mut PmuBox<EventRef>, &mut PkgRegs<'_>, &mut Sink) -> (R, Option<Changed>),
     ) -> R {
@@ -208,33 +203,13 @@ impl Package {
         r
     }
 
-    /// Adjusts the live count by `delta` and arms or cancels the timer to match; called with
-    /// a box lock held. The timer follows the CPU that last scheduled here, so after perf
-    /// moves the events off a CPU going offline, it moves too.
-    fn track(self: &Arc<Self>, delta: i64) {
-        let cpu = CpuId::current().as_u32();
-        let mut arm = self.arm.lock();
-        arm.live = (i64::from(arm.live) + delta).max(0) as u32;
-        self.live.store(arm.live, ordering::Relaxed);
-        let misplaced = arm.timer.as_ref().is_some_and(|&(_, c)| c != cpu);
-        if arm.live == 0 {
-            // Cancels: the callback never waits for our locks, so this cannot deadlock.
-            arm.timer = None;
-        } else if arm.timer.is_none() || (delta > 0 && misplaced) {
-            arm.timer = None;
-            arm.timer = Some((self.clone().start(TICK), cpu));
-        }
-    }
-
-    /// Before sleep (boot CPU, interrupts off): fold every box's counts.
-    pub(super) fn suspend(self: &Arc<Self>) {
+    fn suspend(&self) {
         for slot in 0..self.boxes.len() {
             self.with_box(slot, |b, r, out| ((), b.suspend(r, out)));
         }
     }
 
-    /// After sleep: the registers are at power-on values; program every live event again.
-    pub(super) fn resume(self: &Arc<Self>) {
+    fn resume(&self) {
         self.global_en.store(0, ordering::Relaxed);
         if self.fixed_users.load(ordering::Relaxed) > 0 {
             let _ = self.hw.wrmsr(MSR_UNC_PERF_FIXED_CTRL, fixed_on());
@@ -257,33 +232,30 @@ pub(crate) fn timer_runs() -> u64 {
     TICKS.load(ordering::Relaxed)
 }
 
-impl HrTimerCallback for Package {
-    type Pointer<'a> = Arc<Self>;
+impl PackageWork for PkgState {
+    fn at_home(&self) -> bool {
+        platform::current_package() == self.id
+    }
+
+    fn home_cpu(&self) -> Option<u32> {
+        platform::online_cpu_in_package(self.id)
+    }
 
     /// Once a second while events are live: checks the shared controls and every live
     /// event's control register, and polls the counters whose wrap time is near.
-    fn run(this: ArcBorrow<'_, Self>, mut ctx: HrTimerCallbackContext<'_, Self>) -> HrTimerRestart {
+    fn run(&self) -> Option<Delta> {
         TICKS.add(1, ordering::Relaxed);
-        if this.live.load(ordering::Relaxed) == 0 {
-            // The last event went while we ran; `track` cancelled or is cancelling us.
-            return HrTimerRestart::NoRestart;
-        }
-        // A timer moved off a dying CPU may land in another package: leave the registers
-        // alone; the next event scheduled here brings it back.
-        if platform::current_package() != this.id {
-            ctx.forward_now(TICK);
-            return HrTimerRestart::Restart;
-        }
-        let tick = this.ticks.fetch_add(1, ordering::Relaxed) + 1;
-        let mut regs = PkgRegs(&this);
+        let tick = self.ticks.load(ordering::Relaxed) + 1;
+        let mut regs = PkgRegs(self);
         let mut out: Sink = sink;
         let mut changed = None;
         let mut any_msr = false;
-        for b in this.boxes.iter() {
+        let mut busy = false;
+        for b in self.boxes.iter() {
             let Some(mut inner) = b.inner.try_lock() else {
-                // Busy (perhaps cancelling us): try again shortly.
-                ctx.forward_now(RETRY);
-                return HrTimerRestart::Restart;
+                // Busy (perhaps cancelling us): this box again shortly.
+                busy = true;
+                continue;
             };
             if inner.live().msr > 0 {
                 any_msr = true;
@@ -297,9 +269,12 @@ impl HrTimerCallback for Package {
             changed = changed.or(Some(Changed(MSR_UNC_PERF_GLOBAL_CTRL)));
         }
         if let Some(c) = changed {
-            log::changed(this.id, c);
+            log::changed(self.id, c);
         }
-        ctx.forward_now(TICK);
-        HrTimerRestart::Restart
+        if busy {
+            return Some(RETRY);
+        }
+        self.ticks.store(tick, ordering::Relaxed);
+        Some(TICK)
     }
 }

@@ -4,7 +4,11 @@
 
 use kernel::{cpu::CpuId, prelude::*, sync::Arc};
 
-use super::{log::refuse, package::Package, Engine, Why};
+use super::{
+    log::refuse,
+    package::{Package, PackageExt},
+    Engine, Why,
+};
 use crate::kabi::{
     perf::{Event, InitEvent, PmuOps, EF_START, EF_UPDATE, HES_STOPPED, HES_UPTODATE},
     platform,

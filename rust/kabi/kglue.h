@@ -25,7 +25,8 @@ int skl_glue_cpu_package(unsigned int cpu);
 unsigned int skl_glue_max_packages(void);
 unsigned int skl_glue_cores_per_package(void);
 
-/* The first online CPU of logical package @pkg, or -1; the CPU we run on. */
+/* The first active (online, not going down) CPU of logical package @pkg, or -1; the CPU we
+ * run on. */
 int skl_glue_online_cpu_in_package(unsigned int pkg);
 unsigned int skl_glue_current_cpu(void);
 
@@ -38,6 +39,13 @@ void skl_glue_raw_spin_lock_init(struct raw_spinlock *lock, const char *name,
 unsigned long skl_glue_raw_spin_lock_irqsave(struct raw_spinlock *lock);
 bool skl_glue_raw_spin_trylock_irqsave(struct raw_spinlock *lock, unsigned long *flags);
 void skl_glue_raw_spin_unlock_irqrestore(struct raw_spinlock *lock, unsigned long flags);
+
+struct __call_single_data;
+
+/* A cross-CPU call that may be sent from hard irq: INIT_CSD() and
+ * smp_call_function_single_async() (-EBUSY while the previous one is in flight). */
+void skl_glue_csd_init(struct __call_single_data *csd, void (*func)(void *info), void *info);
+int skl_glue_csd_send(unsigned int cpu, struct __call_single_data *csd);
 
 /* System-core PM callbacks (suspend: last, on the boot CPU with interrupts off; resume: first).
  * Returns a handle for unregister, or NULL if out of memory. */

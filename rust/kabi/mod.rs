@@ -13,4 +13,5 @@ pub(crate) mod perf;
 mod perf_sys;
 pub(crate) mod platform;
 pub(crate) mod pm;
+pub(crate) mod poller;
 pub(crate) mod sysfs;

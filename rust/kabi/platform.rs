@@ -103,7 +103,7 @@ pub(crate) fn cores_per_package() -> u32 {
     unsafe { sys::skl_glue_cores_per_package() }.max(1)
 }
 
-/// The first online CPU of logical package `pkg`, if any.
+/// The first active CPU of logical package `pkg` (online and not on its way down), if any.
 pub(crate) fn online_cpu_in_package(pkg: u32) -> Option<u32> {
     // SAFETY: Walks the online mask; a CPU going away meanwhile makes a later MSR write on it
     // fail cleanly (`wrmsr_on_cpu` checks).

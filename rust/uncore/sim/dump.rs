@@ -86,6 +86,13 @@ impl SimUncore {
             )?;
         }
         writeln!(f)?;
+        if self.imc_present {
+            write!(f, "totals imc")?;
+            for c in &self.imc {
+                write!(f, " {}", c.total)?;
+            }
+            writeln!(f)?;
+        }
         writeln!(f, "violations {}", self.stats.constraint_violations)?;
         writeln!(
             f,
