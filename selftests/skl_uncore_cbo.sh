@@ -56,7 +56,7 @@ check_unload_line() {
 L="skl_uncore_sim: MSR_UNC_CBO_CONFIG"
 load "nr_cbox=4" 4 "$L 0x5 (NO_CBO_BANKS 5), 4 cores: 4 CBo PMUs (NO_CBO_BANKS - 1 = 4)"
 load "nr_cbox=4 cbo_config=0" 0 "$L 0x0 (NO_CBO_BANKS 0), 4 cores: 0 CBo PMUs (0 or 1 reports none)"
-load "nr_cbox=4 cbo_config=1 cores=1" 0 "$L 0x1 (NO_CBO_BANKS 1), 1 cores: 0 CBo PMUs (0 or 1 reports none)"
+load "nr_cbox=4 cbo_config=1 cores=1" 0 "$L 0x1 (NO_CBO_BANKS 1), 1 core: 0 CBo PMUs (0 or 1 reports none)"
 load "nr_cbox=4 cbo_config=2" 1 "$L 0x2 (NO_CBO_BANKS 2), 4 cores: 1 CBo PMU (NO_CBO_BANKS - 1 = 1)"
 load "nr_cbox=8 cbo_config=6 cores=6" 6 \
 	"$L 0x6 (NO_CBO_BANKS 6), 6 cores: 6 CBo PMUs (equal to the core count: the count itself)"

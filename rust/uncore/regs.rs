@@ -109,10 +109,10 @@ impl CboConfig {
     /// (0, an unknown count, is taken as 1), in this order:
     /// 1. `b` is 0 or 1: no CBo. An emulator that reads unknown MSRs as 0 must not underflow
     ///    into 15 CBos; the ARB, clock and IMC do not depend on this register.
-    /// 2. `b == c`: `b` CBos. Later Coffee and Comet Lake parts report the CBo count itself
-    ///    (a 10-core Comet Lake reads 10). Under the manual's reading such a part would have a
-    ///    core without its LLC slice, which client parts do not have, so the ambiguity is
-    ///    settled for the count itself.
+    /// 2. `b == c`: `b` CBos, not `b - 1`. Later Coffee and Comet Lake parts report the CBo
+    ///    count itself (a 10-core Comet Lake reads 10). This is the only case where the two
+    ///    readings disagree before clamping: the manual's would leave one core without its LLC
+    ///    slice, which client parts do not have (`b == c + 1` gives `c` either way).
     /// 3. Otherwise `b - 1` CBos, as the manual says (§2.4.1: "subtract one"; a quad-core
     ///    Skylake reads 5).
     ///
@@ -190,9 +190,10 @@ impl super::Describe for CboCount {
         let banks = CboConfig::from_raw(self.raw).get(CboConfig::NO_CBO_BANKS);
         write!(
             f,
-            "MSR_UNC_CBO_CONFIG {:#x} (NO_CBO_BANKS {banks}), {} cores: {} CBo PMU{} (",
+            "MSR_UNC_CBO_CONFIG {:#x} (NO_CBO_BANKS {banks}), {} core{}: {} CBo PMU{} (",
             self.raw,
             self.cores,
+            if self.cores == 1 { "" } else { "s" },
             self.n,
             if self.n == 1 { "" } else { "s" }
         )?;
@@ -432,6 +433,10 @@ mod tests {
         assert_eq!(
             line(5, 4),
             "MSR_UNC_CBO_CONFIG 0x5 (NO_CBO_BANKS 5), 4 cores: 4 CBo PMUs (NO_CBO_BANKS - 1 = 4)"
+        );
+        assert_eq!(
+            line(1, 1),
+            "MSR_UNC_CBO_CONFIG 0x1 (NO_CBO_BANKS 1), 1 core: 0 CBo PMUs (0 or 1 reports none)"
         );
         assert_eq!(
             line(2, 4),

@@ -43,9 +43,11 @@ fn arb_occupancy_on_counter_1_is_a_violation() {
 const S: u64 = NS_PER_S;
 
 fn sim() -> SimUncore {
-    let mut rates = Rates::default();
-    rates.uclk_hz = 1_000_000_000;
-    rates.imc = [100, 200, 300, 400, 500];
+    let rates = Rates {
+        uclk_hz: 1_000_000_000,
+        imc: [100, 200, 300, 400, 500],
+        ..Rates::default()
+    };
     SimUncore::new(4, true, rates)
 }
 
