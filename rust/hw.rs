@@ -8,8 +8,9 @@ use crate::engine::{Hw, Why};
 use crate::kabi::{mchbar::IoMap, platform};
 use crate::uncore::imc;
 use crate::uncore::regs::{
-    CboConfig, IMC_MAP_SIZE, MSR_UNC_CBO_CONFIG, PCI_MCHBAR_HI, PCI_MCHBAR_LO,
+    CboConfig, PerfEvtSel, IMC_MAP_SIZE, MSR_UNC_CBO_CONFIG, PCI_MCHBAR_HI, PCI_MCHBAR_LO,
 };
+use crate::uncore::units::ARB;
 
 /// Models of the Skylake client uncore (family 6): Skylake, Kaby Lake (with Coffee, Whiskey
 /// and Amber Lake) and Comet Lake, mobile and desktop.
@@ -102,9 +103,16 @@ pub(crate) fn probe() -> Result<(u32, RealHw)> {
         pr_info!("{name} under a hypervisor: the uncore PMU is not virtualised, not loading\n");
         return Err(ENODEV);
     }
-    // A missing MSR faults: then no uncore PMU MSR is there, and nothing could count. One
-    // that an emulator fakes reads 0, which the CBo rule turns into no CBo PMU; the ARB,
-    // clock and IMC never depend on the CBo count.
+    if !uncore_answers() {
+        pr_info!(
+            "{name}: the uncore PMU MSRs do not keep a written value (ARB PERFEVTSEL0 {:#x}): \
+             an emulator, not the silicon; not loading\n",
+            PerfEvtSel::addr(&ARB, 0, 0)
+        );
+        return Err(ENODEV);
+    }
+    // A missing MSR faults: then no uncore PMU MSR is there, and nothing could count. A raw
+    // value of 0 or 1 means no CBo PMU; the ARB, clock and IMC never depend on the CBo count.
     let Ok(raw) = platform::rdmsr(MSR_UNC_CBO_CONFIG) else {
         pr_info!("{name}: MSR_UNC_CBO_CONFIG faults: no uncore PMU MSRs here, not loading\n");
         return Err(ENODEV);
@@ -112,4 +120,29 @@ pub(crate) fn probe() -> Result<(u32, RealHw)> {
     let count = CboConfig::from_raw(raw).cbox_count(platform::cores_per_package());
     pr_info!("{name}: {}\n", Why(count));
     Ok((count.n, RealHw { imc: map_imc() }))
+}
+
+/// Whether the uncore PMU is there: emulators that read unknown MSRs as 0 also drop writes to
+/// them (QEMU's TCG does), so a zero `MSR_UNC_CBO_CONFIG` proves nothing. ARB `PERFEVTSEL0`
+/// must keep a value written to it; `EN` stays clear, so nothing counts, and 0 is put back.
+/// A non-zero value there means another tool is using it: the register is real, and it is
+/// left alone.
+fn uncore_answers() -> bool {
+    let addr = PerfEvtSel::addr(&ARB, 0, 0);
+    match platform::rdmsr(addr) {
+        Err(_) => false,
+        Ok(v) if v != 0 => true,
+        Ok(_) => {
+            // UNC_ARB_TRK_REQUESTS.ALL, not enabled.
+            let mut probe = PerfEvtSel::zeroed();
+            probe.set_evt_sel(0x81);
+            probe.set_umask(0x01);
+            if platform::wrmsr(addr, probe.into_raw()).is_err() {
+                return false;
+            }
+            let kept = platform::rdmsr(addr) == Ok(probe.into_raw());
+            let _ = platform::wrmsr(addr, 0);
+            kept
+        }
+    }
 }

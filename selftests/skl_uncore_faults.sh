@@ -4,8 +4,6 @@
 # S3) and another tool's WRMSR, through skl_uncore_sim's debugfs `fault` file. Counts must stay
 # exact: what was counted before is kept, what comes after the driver's repair is counted in
 # full, and no count jumps by a wrap when a counter goes back to 0.
-#
-# Not in `make check` yet: it needs the engine to notice and repair (within a second).
 . /selftests/lib.sh
 
 SIM=/sys/kernel/debug/skl_uncore_sim
@@ -48,5 +46,10 @@ check "a rewritten PERFEVTSEL is repaired: 700 of 700" "700" \
 check "a counter zeroed by another tool: 1000 + 10, no wrap" "1010" \
 	"$(count uncore_cbox_3/event=0x34,umask=0x8f/ "$(inj 'cbox 3 0x34 0x8f 1000') $(flt 'wrmsr 0x736 0') $(inj 'cbox 3 0x34 0x8f 10')")"
 
+# One line names each register found changed (at most one a second).
+check "the log names MSR_UNC_PERF_GLOBAL_CTRL" "yes" \
+	"$(dmesg | grep -q 'MSR_UNC_PERF_GLOBAL_CTRL (0xe01) was reset or changed by someone else' && echo yes)"
+check "the log names MSR_UNC_CBO_2_PERFEVTSEL0" "yes" \
+	"$(dmesg | grep -q 'MSR_UNC_CBO_2_PERFEVTSEL0 (0x720) was reset or changed by someone else' && echo yes)"
 check_unloads_clean 6
 ktap_end
