@@ -224,6 +224,8 @@ impl Engine {
 pub(crate) struct Driver {
     engine: Arc<Engine>,
     _hotplug: Pin<KBox<Hotplug<Collectors>>>,
+    /// Dropped last: `intel_uncore` may load once our PMUs are gone.
+    _claim: crate::clash::Claim,
 }
 
 impl Driver {
@@ -247,24 +249,17 @@ impl Driver {
             (&CLOCK, 1),
             (&IMC, u32::from(imc)),
         ];
-        // Refuse before registering anything if Linux's driver holds our names.
-        for &(unit, nr_boxes) in &units {
-            for box_idx in 0..nr_boxes {
-                let name = CString::try_from_fmt(fmt!("{}", PmuName(unit, box_idx)))?;
-                if platform::pmu_name_taken(&name) {
-                    pr_err!(
-                        "a PMU named {} is already registered, most likely by Linux's \
-                         intel_uncore: unload it first (rmmod intel_uncore)\n",
-                        PmuName(unit, box_idx)
-                    );
-                    return Err(EEXIST);
-                }
-            }
-        }
+        // Refuse before registering anything if another driver holds our names.
+        let claim = crate::clash::refuse_if_taken(
+            units
+                .iter()
+                .flat_map(|&(unit, n)| (0..n).map(move |box_idx| PmuName(unit, box_idx))),
+        )?;
         // From here on, an error drops `this`, which unregisters whatever was registered.
         let this = Self {
             engine,
             _hotplug: hotplug,
+            _claim: claim,
         };
         for (unit, nr_boxes) in units {
             this.engine.register_unit(unit, nr_boxes, module)?;

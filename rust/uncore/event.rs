@@ -120,7 +120,9 @@ pub(crate) fn decode(
             }
         }
         UnitKind::Arb if config == CONFIG_ARB_UCLK => Ok(Target::Fixed),
-        UnitKind::Arb if config & PerfEvtSel::EVT_SEL.mask() == 0 => Err(ConfigError::ArbEventZero(config)),
+        UnitKind::Arb if config & PerfEvtSel::EVT_SEL.mask() == 0 => {
+            Err(ConfigError::ArbEventZero(config))
+        }
         UnitKind::Cbox | UnitKind::Arb => Ok(Target::Generic(PerfEvtSel::from_raw(config))),
         UnitKind::Clock if config == CONFIG_CLOCKTICKS => Ok(Target::Fixed),
         UnitKind::Clock => Err(ConfigError::NotClockticks(config)),
@@ -191,7 +193,15 @@ mod tests {
     fn arb_event_zero() {
         assert_eq!(decode(&ARB, 0, 0x0100, 0, 0), Ok(Target::Fixed));
         assert_eq!(decode(&ARB, 0, 0x40_0100, 0, 0), Ok(Target::Fixed));
-        for bad in [0, 0x40_0000, 0x0200, 0xff00, 0x0100_0100, 0x84_0100, 0x4_0100] {
+        for bad in [
+            0,
+            0x40_0000,
+            0x0200,
+            0xff00,
+            0x0100_0100,
+            0x84_0100,
+            0x4_0100,
+        ] {
             assert_eq!(
                 decode(&ARB, 0, bad, 0, 0),
                 Err(ConfigError::ArbEventZero(bad & !CONFIG_EN)),
