@@ -124,8 +124,9 @@ impl IntelUncoreBlock {
         if BLOCK_HELD.xchg(true, ordering::Full) {
             return Err(EBUSY);
         }
-        // SAFETY: `BLOCK_HELD` makes this the only registration of the glue's notifier block;
-        // `drop` unregisters it before the module's text can go.
+        // SAFETY: `BLOCK_HELD` makes this the only registration of the glue's static notifier
+        // block; `drop` unregisters it. Like every registration of this module, the value is
+        // dropped before the module unloads (it lives in the module's `Driver`).
         if let Err(e) = to_result(unsafe { sys::skl_glue_block_intel_uncore() }) {
             BLOCK_HELD.store(false, ordering::Release);
             return Err(e);
