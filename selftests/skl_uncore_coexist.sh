@@ -44,5 +44,18 @@ modprobe intel_uncore
 check "modprobe intel_uncore once ours is gone" "0" "$?"
 check "intel_uncore registered uncore_cbox_0 again" "yes" "$([ -e $DEV/uncore_cbox_0 ] && echo yes)"
 rmmod intel_uncore
+
+# Boot-time autoload as udev does it (modprobe of the CPU's modalias): the line make install
+# writes to /etc/modprobe.d keeps intel_uncore out; without it, intel_uncore loads.
+mkdir -p /etc/modprobe.d
+echo 'blacklist intel_uncore' > /etc/modprobe.d/skl-uncore.conf
+modprobe -a "$(cat /sys/devices/system/cpu/modalias)"
+check "CPU modalias autoload with 'blacklist intel_uncore': intel_uncore stays out" "no" \
+	"$([ -e /sys/module/intel_uncore ] && echo yes || echo no)"
+rm /etc/modprobe.d/skl-uncore.conf
+modprobe -a "$(cat /sys/devices/system/cpu/modalias)"
+check "CPU modalias autoload without it: intel_uncore loads" "yes" \
+	"$([ -e /sys/module/intel_uncore ] && echo yes || echo no)"
+rmmod intel_uncore
 check_unloads_clean 1
 ktap_end
