@@ -8,7 +8,10 @@
 #   make stress   the long stress runs (fuzzing, load cycles, hotplug, wrap soak), ~30 min
 #   make bench    hardware accesses per perf operation beside Linux's, read latency, timer
 #                 wakeups, footprint (figures, not tests)
-#   make install  build against the running kernel and install into its module tree
+#   make install  build against the running kernel, install skl_uncore.ko into its module tree
+#                 (autoloaded at boot) and /etc/modprobe.d/skl-uncore.conf (blacklists
+#                 intel_uncore); honours DESTDIR, INSTALL_MOD_PATH, MODPROBE_D, RUNNING_KDIR
+#   make uninstall  remove both
 #   make load     load skl_uncore.ko into the running kernel, after checking it can work
 #   make clippy   build with clippy;  make fmt / fmt-check   rustfmt with the kernel's config
 #   make clean    remove what the builds left in the tree
@@ -53,13 +56,43 @@ fmt-check:
 
 # The running kernel's build tree (it must have been built with CONFIG_RUST=y).
 RUNNING_KDIR ?= /lib/modules/$(shell uname -r)/build
+# Its release: where the module goes under lib/modules/.
+KREL ?= $(shell cat $(RUNNING_KDIR)/include/config/kernel.release 2>/dev/null || uname -r)
+# Both honour DESTDIR, so a packager or a test can install into a staging tree.
+INSTALL_MOD_PATH ?= $(DESTDIR)
+MODPROBE_D ?= $(DESTDIR)/etc/modprobe.d
+MODDIR = $(INSTALL_MOD_PATH)/lib/modules/$(KREL)/updates
+SKL_CONF = $(MODPROBE_D)/skl-uncore.conf
+
+# depmod for $(KREL) in $(INSTALL_MOD_PATH): the autoload aliases (x86cpu table) go to
+# modules.alias. depmod -b needs an absolute base directory.
+SKL_DEPMOD = depmod -b $(abspath $(or $(INSTALL_MOD_PATH),/)) $(KREL)
 
 install:
 	@test -d $(RUNNING_KDIR)/rust || { echo "install: $(RUNNING_KDIR) is not the build tree of \
 a Rust-enabled kernel (no rust/ in it): set RUNNING_KDIR=/path/to/your/kernel/build"; exit 1; }
 	$(MAKE) -C $(RUNNING_KDIR) M=$(CURDIR) modules
-	$(MAKE) -C $(RUNNING_KDIR) M=$(CURDIR) modules_install
-	depmod -a $(shell uname -r)
+	$(MAKE) -C $(RUNNING_KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(abspath $(INSTALL_MOD_PATH)) modules_install
+	@# The simulator is a test module: it stays in the work tree.
+	rm -f $(MODDIR)/skl_uncore_sim.ko*
+	mkdir -p $(MODPROBE_D)
+	printf '%s\n' \
+		'# Written by skl-uncore'"'"'s make install; make uninstall removes it.' \
+		'# skl_uncore registers the uncore_* perf PMUs that Linux'"'"'s intel_uncore registers too:' \
+		'# keep intel_uncore from autoloading at boot so that skl_uncore gets them. (While' \
+		'# skl_uncore is loaded, loading intel_uncore by hand fails with EBUSY.) If intel_uncore' \
+		'# is built into the kernel, this file cannot stop it: boot with' \
+		'# initcall_blacklist=intel_uncore_init instead.' \
+		'blacklist intel_uncore' > $(SKL_CONF)
+	$(SKL_DEPMOD)
+	@echo "install: installed $(MODDIR)/skl_uncore.ko; udev loads it at boot on Skylake-client CPUs"
+	@echo "install: wrote $(SKL_CONF): 'blacklist intel_uncore' keeps Linux's intel_uncore"
+	@echo "install: from autoloading and taking the uncore_* PMU names (make uninstall removes it)"
+
+uninstall:
+	rm -f $(MODDIR)/skl_uncore.ko* $(MODDIR)/skl_uncore_sim.ko* $(SKL_CONF)
+	$(SKL_DEPMOD)
+	@echo "uninstall: removed $(MODDIR)/skl_uncore.ko and $(SKL_CONF) (intel_uncore may autoload again)"
 
 load:
 	scripts/load
@@ -76,4 +109,4 @@ stress: modules
 bench: modules
 	scripts/bench
 
-.PHONY: all host modules clippy clean fmt fmt-check run check stress bench install load
+.PHONY: all host modules clippy clean fmt fmt-check run check stress bench install uninstall load

@@ -108,6 +108,8 @@ impl pm::PmOps for Engine {
 pub(crate) struct Driver {
     engine: Arc<Engine>,
     _pm: pm::Syscore<Engine>,
+    /// Dropped last: `intel_uncore` may load once our PMUs are gone.
+    _claim: crate::clash::Claim,
 }
 
 impl Driver {
@@ -131,21 +133,14 @@ impl Driver {
             }
         }
         // Refuse before registering anything if another driver holds our names.
-        for &(unit, box_idx) in slots.iter() {
-            let name = CString::try_from_fmt(fmt!("{}", PmuName(unit, box_idx)))?;
-            if platform::pmu_name_taken(&name) {
-                pr_err!(
-                    "a PMU named {} is already registered, most likely by Linux's \
-                     intel_uncore: unload it first (rmmod intel_uncore)\n",
-                    PmuName(unit, box_idx)
-                );
-                return Err(EEXIST);
-            }
-        }
+        let claim = crate::clash::refuse_if_taken(
+            slots.iter().map(|&(unit, box_idx)| PmuName(unit, box_idx)),
+        )?;
         let engine = Engine::new(hw, &slots)?;
         let this = Self {
             _pm: pm::Syscore::register(engine.clone())?,
             engine,
+            _claim: claim,
         };
         // From here on, an error drops `this`, which unregisters whatever was registered.
         for (slot, &(unit, box_idx)) in slots.iter().enumerate() {

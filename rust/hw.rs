@@ -12,17 +12,6 @@ use crate::uncore::regs::{
 };
 use crate::uncore::units::ARB;
 
-/// Models of the Skylake client uncore (family 6): Skylake, Kaby Lake (with Coffee, Whiskey
-/// and Amber Lake) and Comet Lake, mobile and desktop.
-const SUPPORTED_MODELS: [(u32, &str); 6] = [
-    (0x4E, "Skylake-L"),
-    (0x5E, "Skylake"),
-    (0x8E, "Kaby Lake-L"),
-    (0x9E, "Kaby Lake"),
-    (0xA5, "Comet Lake"),
-    (0xA6, "Comet Lake-L"),
-];
-
 /// The hardware: RDMSR/WRMSR on the calling CPU, and the IMC counters if MCHBAR was found.
 pub(crate) struct RealHw {
     imc: Option<IoMap>,
@@ -88,10 +77,9 @@ fn bridge_read(offset: u16) -> Option<(u16, u16, u32)> {
 /// log and `ENODEV`.
 pub(crate) fn probe() -> Result<(u32, RealHw)> {
     let id = platform::cpu_ident();
-    let model = SUPPORTED_MODELS
-        .iter()
-        .find(|(m, _)| id.intel && id.family == 6 && *m == id.model);
-    let Some((_, name)) = model else {
+    // The models (family 6: 0x4E, 0x5E, 0x8E, 0x9E, 0xA5, 0xA6) are the module's CPU table
+    // in rust/kglue.c, which also gives the module its autoload aliases.
+    let Some(name) = platform::cpu_model_name() else {
         pr_info!(
             "no Skylake-client uncore on this CPU (family {:#x} model {:#x}): not loading\n",
             id.family,
@@ -99,6 +87,7 @@ pub(crate) fn probe() -> Result<(u32, RealHw)> {
         );
         return Err(ENODEV);
     };
+    let name = name.to_str().unwrap_or("?");
     if id.hypervisor {
         pr_info!("{name} under a hypervisor: the uncore PMU is not virtualised, not loading\n");
         return Err(ENODEV);

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* See kabi/kglue.h. */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/io.h>
+#include <linux/kconfig.h>
+#include <linux/mod_devicetable.h>
+#include <linux/module.h>
 #include <linux/namei.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
@@ -9,7 +14,9 @@
 #include <linux/spinlock.h>
 #include <linux/syscore_ops.h>
 #include <linux/topology.h>
+#include <asm/cpu_device_id.h>
 #include <asm/cpufeature.h>
+#include <asm/intel-family.h>
 #include <asm/msr.h>
 #include <asm/processor.h>
 #include <asm/topology.h>
@@ -29,11 +36,6 @@ int skl_glue_wrmsr(u32 msr, u64 val)
 u32 skl_glue_cpu_vfm(void)
 {
 	return boot_cpu_data.x86_vfm;
-}
-
-bool skl_glue_cpu_is_intel(void)
-{
-	return boot_cpu_data.x86_vendor == X86_VENDOR_INTEL;
 }
 
 bool skl_glue_cpu_has_hypervisor(void)
@@ -173,20 +175,94 @@ u32 skl_glue_readl(const void __iomem *base, u32 offset)
 	return readl(base + offset);
 }
 
-bool skl_glue_pmu_name_taken(const char *name)
+/* Whether the path @fmt with @name in it exists (false if it cannot be built). */
+static bool skl_path_exists(const char *fmt, const char *name)
 {
-	char *p = kasprintf(GFP_KERNEL, "/sys/bus/event_source/devices/%s", name);
+	char *p = kasprintf(GFP_KERNEL, fmt, name);
 	struct path path;
-	bool taken;
+	bool exists;
 
 	if (!p)
 		return false;
-	taken = !kern_path(p, 0, &path);
-	if (taken)
+	exists = !kern_path(p, 0, &path);
+	if (exists)
 		path_put(&path);
 	kfree(p);
-	return taken;
+	return exists;
 }
+
+bool skl_glue_pmu_name_taken(const char *name)
+{
+	return skl_path_exists("/sys/bus/event_source/devices/%s", name);
+}
+
+bool skl_glue_module_loaded(const char *name)
+{
+	/* initstate: a loadable module's attribute; a built-in with parameters has the directory
+	 * /sys/module/NAME too, but not this file. */
+	return skl_path_exists("/sys/module/%s/initstate", name);
+}
+
+int skl_glue_intel_uncore_config(void)
+{
+	/* The module is built against the running kernel's .config. */
+	if (IS_BUILTIN(CONFIG_PERF_EVENTS_INTEL_UNCORE))
+		return 'y';
+	if (IS_MODULE(CONFIG_PERF_EVENTS_INTEL_UNCORE))
+		return 'm';
+	return 'n';
+}
+
+/* Refuses to load intel_uncore while it would register PMU names we hold: its
+ * perf_pmu_register() would fail in device_add() with a sysfs duplicate-filename backtrace,
+ * and it would mark its PMUs broken. Called before the module's init runs. */
+static int skl_intel_uncore_coming(struct notifier_block *nb, unsigned long action, void *data)
+{
+	struct module *mod = data;
+
+	if (action != MODULE_STATE_COMING || strcmp(mod->name, "intel_uncore"))
+		return NOTIFY_DONE;
+	pr_err("intel_uncore may not load while " KBUILD_MODNAME
+	       " holds the uncore_* PMU names: rmmod " KBUILD_MODNAME " first\n");
+	return notifier_from_errno(-EBUSY);
+}
+
+static struct notifier_block skl_intel_uncore_nb = {
+	.notifier_call = skl_intel_uncore_coming,
+};
+
+int skl_glue_block_intel_uncore(void)
+{
+	return register_module_notifier(&skl_intel_uncore_nb);
+}
+
+void skl_glue_unblock_intel_uncore(void)
+{
+	unregister_module_notifier(&skl_intel_uncore_nb);
+}
+
+#ifndef SKL_GLUE_SIM
+/* The supported CPUs, with the names the log uses. The one list: udev autoloads the module
+ * from its aliases (cpu:type:x86,ven0000fam0006mod004E:feature:*), and the Rust probe asks
+ * skl_glue_cpu_model_name(). */
+static const struct x86_cpu_id skl_uncore_cpu_ids[] = {
+	X86_MATCH_VFM(INTEL_SKYLAKE_L, "Skylake-L"),
+	X86_MATCH_VFM(INTEL_SKYLAKE, "Skylake"),
+	X86_MATCH_VFM(INTEL_KABYLAKE_L, "Kaby Lake-L"),
+	X86_MATCH_VFM(INTEL_KABYLAKE, "Kaby Lake"),
+	X86_MATCH_VFM(INTEL_COMETLAKE, "Comet Lake"),
+	X86_MATCH_VFM(INTEL_COMETLAKE_L, "Comet Lake-L"),
+	{}
+};
+MODULE_DEVICE_TABLE(x86cpu, skl_uncore_cpu_ids);
+
+const char *skl_glue_cpu_model_name(void)
+{
+	const struct x86_cpu_id *id = x86_match_cpu(skl_uncore_cpu_ids);
+
+	return id ? (const char *)id->driver_data : NULL;
+}
+#endif
 
 #ifdef SKL_GLUE_SIM
 static DEFINE_RAW_SPINLOCK(skl_sim_lock);

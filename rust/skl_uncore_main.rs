@@ -10,6 +10,7 @@
 use kernel::prelude::*;
 use kernel::sync::Arc;
 
+mod clash;
 mod engine;
 mod hw;
 mod kabi;

@@ -7,6 +7,7 @@
 use kernel::prelude::*;
 use kernel::sync::Arc;
 
+mod clash;
 mod engine;
 mod kabi;
 mod sim_hw;

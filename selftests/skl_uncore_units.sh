@@ -60,6 +60,22 @@ check "imc umask bits -> EINVAL" $EINVAL "$(errno_of uncore_imc/0x101)"
 check "clockticks on cbox_1 -> EINVAL" $EINVAL "$(errno_of uncore_cbox_1/0xff)"
 check "clockticks on arb -> EINVAL" $EINVAL "$(errno_of uncore_arb/0xff)"
 check "clock counts only clockticks" $EINVAL "$(errno_of uncore_clock/0xfe)"
+# Table 3-2: UNC_CLOCK.SOCKET on the ARB is event 0x00 umask 0x01, the fixed counter. No other
+# ARB event 0 exists: refused, not programmed into a generic counter.
+check "arb event=0x0,umask=0x1 (UNC_CLOCK.SOCKET) -> ok" "0" "$(errno_of uncore_arb/0x100)"
+check "arb event=0x0,umask=0x1 with EN (bit 22) -> ok" "0" "$(errno_of uncore_arb/0x400100)"
+check "arb event 0, umask 0 -> EINVAL" $EINVAL "$(errno_of uncore_arb/0x0)"
+check "arb EN alone (event 0) -> EINVAL" $EINVAL "$(errno_of uncore_arb/0x400000)"
+check "arb event 0, umask 0x2 -> EINVAL" $EINVAL "$(errno_of uncore_arb/0x200)"
+check "arb event 0, umask 0x1, cmask 1 -> EINVAL" $EINVAL "$(errno_of uncore_arb/0x1000100)"
+check "arb event 0, umask 0x1, edge -> EINVAL" $EINVAL "$(errno_of uncore_arb/0x40100)"
+# event_init logs at most 10 lines a second: a fresh second for this one.
+sleep 1
+errno_of uncore_arb/0x200 >/dev/null
+check "the log says why arb event 0 was refused" "1" \
+	"$(dmesg | grep 'uncore_arb: config 0x200: the ARB has no event 0; event=0x0,umask=0x1 alone is UNC_CLOCK.SOCKET' | grep -c . | sed 's/^[1-9][0-9]*$/1/')"
+check "group of 2 ARB events + UNC_CLOCK.SOCKET -> ok" "0" \
+	"$(errno_of -g uncore_arb/0x180 uncore_arb/0x181 uncore_arb/0x100)"
 check "group 0x80 + 0x80 -> EINVAL" $EINVAL "$(errno_of -g uncore_arb/0x180 uncore_arb/0x280)"
 check "group 0x80 + 0x81 -> ok" "0" "$(errno_of -g uncore_arb/0x180 uncore_arb/0x181)"
 check "group of 3 CBo events on 2 counters -> EINVAL" $EINVAL \
@@ -81,6 +97,15 @@ c=$(counts "$(inj cbox 0 0x34 0x8f 1000)" uncore_cbox_0/0x8f34/cpu=1,inherit=1)
 check "event opened on CPU 1 (likwid: inherit) is retargeted to the collector and counts" "1000" "$c"
 c=$(counts "$(inj clock 0 0xff 0 5000)" uncore_clock/0xff uncore_cbox_0/0xff uncore_clock/0xff)
 check "clockticks: both spellings, shared fixed counter, own baselines" "5000 5000 5000" "$c"
+c=$(counts "$(inj clock 0 0xff 0 6000)" uncore_arb/0x100 uncore_clock/0xff)
+check "uncore_arb/event=0x0,umask=0x1/ counts the fixed counter like uncore_clock/clockticks/" "6000 6000" "$c"
+# A running UCLK: both events are enabled over the whole time the clock runs, so they see the
+# same ticks, to the tick.
+c=$(counts "echo 'clock 0 0 3000000' > $SIM/rate; sleep 0.3; echo 'clock 0 0 0' > $SIM/rate" \
+	uncore_arb/0x100 uncore_clock/0xff)
+check "under a running UCLK, arb event=0x0,umask=0x1 == uncore_clock/clockticks/ (and > 0)" "yes" \
+	"$(echo $c | awk '$1 == $2 && $1 > 0 { print "yes" }')"
+echo "# UCLK ticks over the interval: $c"
 for e in 1 2 3 4 5; do
 	c=$(counts "$(inj imc 0 $e 0 $((e * 1111)))" uncore_imc/$e)
 	check "imc event $e counts exactly" "$((e * 1111))" "$c"
@@ -125,6 +150,8 @@ done
 check "perf accepts every one of the $n sysfs event names" "0" "$bad"
 perf stat -x, -o /tmp/named.csv -a -e uncore_cbox_2/unc_cbo_cache_lookup.write_m/ -- sh -c "$(inj cbox 2 0x34 0x21 31)"
 check "a named CBo event counts" "31" "$(perf_count /tmp/named.csv)"
+perf stat -x, -o /tmp/arbclk.csv -a -e uncore_arb/event=0x0,umask=0x1/ -- sh -c "$(inj clock 0 0xff 0 7000)"
+check "perf stat -e uncore_arb/event=0x0,umask=0x1/ counts UCLK" "7000" "$(perf_count /tmp/arbclk.csv)"
 # perf 7.3's JSON (chosen with PERF_CPUID): UNC_CLOCK.SOCKET is uncore_cbox_0 event 0xff, and
 # CBO events merge across boxes.
 PERF_CPUID=GenuineIntel-6-5E-3 perf stat -x, -o /tmp/json.csv -a -e unc_clock.socket -e unc_cbo_cache_lookup.any_mesi \

@@ -17,7 +17,6 @@ int skl_glue_wrmsr(u32 msr, u64 val);
 
 /* The boot CPU's vendor-family-model (X86_MATCH_VFM encoding) and hypervisor bit. */
 u32 skl_glue_cpu_vfm(void);
-bool skl_glue_cpu_is_intel(void);
 bool skl_glue_cpu_has_hypervisor(void);
 
 /* Logical package of a CPU, the number of packages, and cores in a package. */
@@ -67,6 +66,17 @@ u32 skl_glue_readl(const void __iomem *base, u32 offset);
 
 /* Whether a perf PMU named @name is registered (by another driver). */
 bool skl_glue_pmu_name_taken(const char *name);
+/* Whether the loadable module @name is loaded (a built-in is never). */
+bool skl_glue_module_loaded(const char *name);
+/* CONFIG_PERF_EVENTS_INTEL_UNCORE of the kernel built against: 'y', 'm' or 'n'. */
+int skl_glue_intel_uncore_config(void);
+/* While registered, loading intel_uncore fails with -EBUSY and one log line. */
+int skl_glue_block_intel_uncore(void);
+void skl_glue_unblock_intel_uncore(void);
+
+/* Production module only: the name of the boot CPU's model if the module supports it (the
+ * module's x86cpu device table), else NULL. */
+const char *skl_glue_cpu_model_name(void);
 
 /* The simulator's register-file lock: a raw spinlock, legal in PMU callbacks and hard irqs. */
 unsigned long skl_glue_sim_lock(void);

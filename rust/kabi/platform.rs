@@ -2,9 +2,12 @@
 
 //! CPU identification, topology and MSR access, through the C glue (`rust/kglue.c`).
 
-#[cfg(not(skl_sim))]
 use kernel::error::to_result;
-use kernel::{cpu::CpuId, prelude::*};
+use kernel::{
+    cpu::CpuId,
+    prelude::*,
+    sync::atomic::{ordering, Atomic},
+};
 
 use super::perf_sys as sys;
 
@@ -41,8 +44,6 @@ pub(crate) fn wrmsr_on_cpu(cpu: u32, msr: u32, val: u64) -> Result {
 /// The boot CPU's identity.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct CpuIdent {
-    /// Vendor is Intel.
-    pub(crate) intel: bool,
     /// Family and model, as `X86_MATCH_VFM` encodes them (`family << 8 | model`).
     pub(crate) family: u32,
     /// Model number.
@@ -55,19 +56,27 @@ pub(crate) struct CpuIdent {
 /// Identifies the boot CPU.
 pub(crate) fn cpu_ident() -> CpuIdent {
     // SAFETY: The glue reads `boot_cpu_data`, set up long before modules load.
-    let (vfm, intel, hypervisor) = unsafe {
-        (
-            sys::skl_glue_cpu_vfm(),
-            sys::skl_glue_cpu_is_intel(),
-            sys::skl_glue_cpu_has_hypervisor(),
-        )
-    };
+    let (vfm, hypervisor) =
+        unsafe { (sys::skl_glue_cpu_vfm(), sys::skl_glue_cpu_has_hypervisor()) };
     // VFM: vendor in bits 23:16, family in 15:8, model in 7:0.
     CpuIdent {
-        intel,
         family: (vfm >> 8) & 0xff,
         model: vfm & 0xff,
         hypervisor,
+    }
+}
+
+#[cfg(not(skl_sim))]
+/// The boot CPU's model name, if the module's CPU table (`rust/kglue.c`, also its autoload
+/// aliases) lists it.
+pub(crate) fn cpu_model_name() -> Option<&'static CStr> {
+    // SAFETY: The glue returns NULL or a string literal of this module, alive while it is.
+    let name = unsafe { sys::skl_glue_cpu_model_name() };
+    if name.is_null() {
+        None
+    } else {
+        // SAFETY: Not null: a NUL-terminated literal in this module's rodata.
+        Some(unsafe { CStr::from_char_ptr(name) })
     }
 }
 
@@ -75,6 +84,66 @@ pub(crate) fn cpu_ident() -> CpuIdent {
 pub(crate) fn pmu_name_taken(name: &CStr) -> bool {
     // SAFETY: `name` is a valid C string; the glue looks the name up in sysfs.
     unsafe { sys::skl_glue_pmu_name_taken(name.as_char_ptr()) }
+}
+
+/// Whether the loadable module `name` is loaded (never true of a built-in).
+pub(crate) fn module_loaded(name: &CStr) -> bool {
+    // SAFETY: `name` is a valid C string; the glue looks for `/sys/module/<name>/initstate`.
+    unsafe { sys::skl_glue_module_loaded(name.as_char_ptr()) }
+}
+
+/// How the kernel this module was built against has Linux's `intel_uncore`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IntelUncoreConfig {
+    /// `CONFIG_PERF_EVENTS_INTEL_UNCORE=y`: it cannot be unloaded.
+    BuiltIn,
+    /// `=m`.
+    Module,
+    /// Not configured.
+    Absent,
+}
+
+/// `CONFIG_PERF_EVENTS_INTEL_UNCORE` of this kernel.
+pub(crate) fn intel_uncore_config() -> IntelUncoreConfig {
+    // SAFETY: Returns a constant.
+    match u8::try_from(unsafe { sys::skl_glue_intel_uncore_config() }) {
+        Ok(b'y') => IntelUncoreConfig::BuiltIn,
+        Ok(b'm') => IntelUncoreConfig::Module,
+        _ => IntelUncoreConfig::Absent,
+    }
+}
+
+/// Whether an [`IntelUncoreBlock`] exists: the glue has one notifier block, which may be
+/// registered once.
+static BLOCK_HELD: Atomic<bool> = Atomic::new(false);
+
+/// While it lives, loading `intel_uncore` fails with `EBUSY` and one log line, before its init
+/// runs: its PMUs would clash with ours (a sysfs duplicate-name backtrace, broken PMUs).
+pub(crate) struct IntelUncoreBlock(());
+
+impl IntelUncoreBlock {
+    /// Starts refusing `intel_uncore`; `EBUSY` if already refusing.
+    pub(crate) fn new() -> Result<Self> {
+        if BLOCK_HELD.xchg(true, ordering::Full) {
+            return Err(EBUSY);
+        }
+        // SAFETY: `BLOCK_HELD` makes this the only registration of the glue's static notifier
+        // block; `drop` unregisters it. Like every registration of this module, the value is
+        // dropped before the module unloads (it lives in the module's `Driver`).
+        if let Err(e) = to_result(unsafe { sys::skl_glue_block_intel_uncore() }) {
+            BLOCK_HELD.store(false, ordering::Release);
+            return Err(e);
+        }
+        Ok(Self(()))
+    }
+}
+
+impl Drop for IntelUncoreBlock {
+    fn drop(&mut self) {
+        // SAFETY: Registered in `new`, by this value only.
+        unsafe { sys::skl_glue_unblock_intel_uncore() };
+        BLOCK_HELD.store(false, ordering::Release);
+    }
 }
 
 /// Logical package of `cpu`.

@@ -59,7 +59,14 @@ pub(crate) enum ConfigError {
     NotClockticks(u64),
     /// IMC event codes are 1..5.
     NotAnImcEvent(u64),
+    /// Event 0 on the ARB with a config other than [`CONFIG_ARB_UCLK`]: no ARB event has code
+    /// 0, so a generic counter would count nothing defined.
+    ArbEventZero(u64),
 }
+
+/// Table 3-2's encoding of `UNC_CLOCK.SOCKET` (event 0x00, umask 0x01) on the ARB: the fixed
+/// UCLK counter, the one `uncore_clock/clockticks/` reads. likwid's `UBOXFIX` sends it.
+pub(crate) const CONFIG_ARB_UCLK: u64 = 0x0100;
 
 impl super::Describe for ConfigError {
     /// Completes "<pmu>: ".
@@ -76,6 +83,11 @@ impl super::Describe for ConfigError {
             ),
             Self::NotClockticks(v) => write!(f, "config {v:#x} is not clockticks (event=0xff)"),
             Self::NotAnImcEvent(v) => write!(f, "event {v:#x} is not an IMC event (1..5)"),
+            Self::ArbEventZero(v) => write!(
+                f,
+                "config {v:#x}: the ARB has no event 0; event=0x0,umask=0x1 alone is \
+                 UNC_CLOCK.SOCKET (the fixed counter)"
+            ),
         }
     }
 }
@@ -106,6 +118,10 @@ pub(crate) fn decode(
             } else {
                 Err(ConfigError::NoFixedCounter)
             }
+        }
+        UnitKind::Arb if config == CONFIG_ARB_UCLK => Ok(Target::Fixed),
+        UnitKind::Arb if config & PerfEvtSel::EVT_SEL.mask() == 0 => {
+            Err(ConfigError::ArbEventZero(config))
         }
         UnitKind::Cbox | UnitKind::Arb => Ok(Target::Generic(PerfEvtSel::from_raw(config))),
         UnitKind::Clock if config == CONFIG_CLOCKTICKS => Ok(Target::Fixed),
@@ -171,6 +187,49 @@ mod tests {
         assert_eq!(decode(&IMC, 0, 0x40_0001, 0, 0), Ok(Target::FreeRunning(0)));
     }
 
+    /// Table 3-2 lists UNC_CLOCK.SOCKET on the ARB as event 0x00 umask 0x01 on the fixed
+    /// counter; every other ARB event 0 would program an undefined event.
+    #[test]
+    fn arb_event_zero() {
+        assert_eq!(decode(&ARB, 0, 0x0100, 0, 0), Ok(Target::Fixed));
+        assert_eq!(decode(&ARB, 0, 0x40_0100, 0, 0), Ok(Target::Fixed));
+        for bad in [
+            0,
+            0x40_0000,
+            0x0200,
+            0xff00,
+            0x0100_0100,
+            0x84_0100,
+            0x4_0100,
+        ] {
+            assert_eq!(
+                decode(&ARB, 0, bad, 0, 0),
+                Err(ConfigError::ArbEventZero(bad & !CONFIG_EN)),
+                "{bad:#x}"
+            );
+        }
+        // Other events are untouched, as is event 0 on a CBo (Intel PCM opens EN alone).
+        assert_eq!(
+            decode(&ARB, 0, 0x0181, 0, 0),
+            Ok(Target::Generic(PerfEvtSel::from_raw(0x0181)))
+        );
+        assert_eq!(
+            decode(&CBOX, 1, 0x0100, 0, 0),
+            Ok(Target::Generic(PerfEvtSel::from_raw(0x0100)))
+        );
+        struct Text(ConfigError);
+        impl core::fmt::Display for Text {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                crate::uncore::Describe::describe(&self.0, f)
+            }
+        }
+        assert_eq!(
+            Text(ConfigError::ArbEventZero(0x200)).to_string(),
+            "config 0x200: the ARB has no event 0; event=0x0,umask=0x1 alone is \
+             UNC_CLOCK.SOCKET (the fixed counter)"
+        );
+    }
+
     #[test]
     fn config1_and_config2_are_refused() {
         assert_eq!(decode(&CBOX, 0, 0x34, 1, 0), Err(ConfigError::Config1(1)));
@@ -191,17 +250,33 @@ mod tests {
 
     proptest! {
         /// Every config the formats can express round-trips into PERFEVTSEL unchanged, with no
-        /// reserved bit; every other bit is refused.
+        /// reserved bit; every other bit is refused. On the ARB, event 0 is the fixed counter
+        /// (umask 0x01 alone) or refused.
         #[test]
-        fn config_to_perfevtsel(config in any::<u64>(), unit in prop::sample::select(vec![&CBOX, &ARB])) {
+        fn config_to_perfevtsel(
+            config in prop_oneof![
+                any::<u64>(),
+                // Within the formats (and EN), then with event 0 too: both cases hit often.
+                any::<u64>().prop_map(|c| c & (0x1F84_FFFF | CONFIG_EN)),
+                any::<u64>().prop_map(|c| c & (0x1F84_FF00 | CONFIG_EN)),
+                Just(CONFIG_ARB_UCLK),
+            ],
+            unit in prop::sample::select(vec![&CBOX, &ARB]),
+        ) {
             let formats = unit.format_bits();
+            let arb_event_zero = unit.kind == UnitKind::Arb && config & 0xff == 0;
             match decode(unit, 1, config, 0, 0) {
                 Ok(Target::Generic(sel)) => {
+                    prop_assert!(!arb_event_zero);
                     prop_assert_eq!(config & !CONFIG_EN & !formats, 0);
                     prop_assert_eq!(sel.into_raw(), config & !CONFIG_EN);
                     prop_assert_eq!(sel.reserved_bits(), 0);
                     prop_assert!(!sel.en());
                     prop_assert!(!sel.ovf_en());
+                }
+                Ok(Target::Fixed) => {
+                    prop_assert!(arb_event_zero);
+                    prop_assert_eq!(config & !CONFIG_EN, CONFIG_ARB_UCLK);
                 }
                 Ok(other) => prop_assert!(false, "unexpected {:?}", other),
                 Err(ConfigError::UnknownBits(bits)) => {
@@ -209,6 +284,12 @@ mod tests {
                     prop_assert!(bits != 0);
                 }
                 Err(ConfigError::NoFixedCounter) => prop_assert_eq!(config & !CONFIG_EN, 0xff),
+                Err(ConfigError::ArbEventZero(v)) => {
+                    prop_assert!(arb_event_zero);
+                    prop_assert_eq!(v, config & !CONFIG_EN);
+                    prop_assert!(v != CONFIG_ARB_UCLK);
+                    prop_assert_eq!(v & !formats, 0);
+                }
                 Err(e) => prop_assert!(false, "unexpected {:?}", e),
             }
         }

@@ -128,8 +128,11 @@ pub(crate) const CBOX_EVENTS: &[NamedEvent] = &[
     },
 ];
 
-/// ARB events (Table 3-2). `UNC_CLOCK.SOCKET`, printed in the same table, is the fixed
-/// counter: `uncore_clock/clockticks/`.
+/// ARB events (Table 3-2). `UNC_CLOCK.SOCKET`, printed in the same table as event 0x00 umask
+/// 0x01, is the fixed counter: the ARB accepts that encoding (`event::CONFIG_ARB_UCLK`) but
+/// names no event for it, since perf's JSON gives the name to `uncore_cbox_0` (7.3) or
+/// `uncore_clock` (6.1) and a second PMU exporting it would be opened twice by `-e
+/// unc_clock.socket`.
 pub(crate) const ARB_EVENTS: &[NamedEvent] = &[
     NamedEvent::new(
         c"unc_arb_trk_occupancy.all",
