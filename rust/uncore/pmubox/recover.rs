@@ -8,9 +8,10 @@ use crate::uncore::regs::MSR_UNC_PERF_GLOBAL_CTRL;
 
 impl<H: Copy + PartialEq> PmuBox<H> {
     /// A read(2): folds `ev`'s counts. For an MSR counter it also reads
-    /// `MSR_UNC_PERF_GLOBAL_CTRL`, and the event's control register when the counter did not
-    /// move, so a reset (S3 clears both) or another tool's write is found and repaired at
-    /// once: two accesses, three when the counter is idle.
+    /// `MSR_UNC_PERF_GLOBAL_CTRL`, which a reset (S3) or another tool clears, and repairs the
+    /// box when it is clear: two accesses. A counter another tool rewrote shows as a step
+    /// larger than it can take (see `update`); a `PERFEVTSEL` rewritten to another event is
+    /// the watchdog's to find, within a second.
     pub(crate) fn read(
         &mut self,
         r: &mut impl Regs,
@@ -19,22 +20,12 @@ impl<H: Copy + PartialEq> PmuBox<H> {
     ) -> Option<Changed> {
         let i = self.find(ev).filter(|&i| self.slot(i).live)?;
         let s = *self.slot(i);
-        let Some(ctl) = self.addrs(&s).1 else {
-            return self.update(r, i, false, out);
-        };
-        if r.global_enable(true) {
+        if self.addrs(&s).1.is_some() && r.global_enable(true) {
             // Cleared: by a reset too, which took the control registers with it.
             let _ = self.check(r, out);
             return Some(Changed(MSR_UNC_PERF_GLOBAL_CTRL));
         }
-        let changed = self.update(r, i, false, out);
-        if changed.is_none()
-            && self.slot(i).prev == s.prev
-            && r.rdmsr(ctl) != Some(Self::expected_control(&s))
-        {
-            return self.check(r, out);
-        }
-        changed
+        self.update(r, i, false, out)
     }
 
     /// The wrap poll: folds every live counter.
