@@ -59,7 +59,8 @@ impl<T> RawSpinLock<T> {
         // SAFETY: As for `lock`; `flags` is written only on success.
         let ok =
             unsafe { sys::skl_glue_raw_spin_trylock_irqsave(self.lock.get().cast(), &mut flags) };
-        ok.then_some(RawGuard { lock: self, flags })
+        // Lazily: a guard that exists unlocks when dropped.
+        ok.then(|| RawGuard { lock: self, flags })
     }
 }
 
