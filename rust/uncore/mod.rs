@@ -17,6 +17,7 @@ pub(crate) trait Describe {
 
 #[macro_use]
 pub(crate) mod bitfield;
+pub(crate) mod cbo_count;
 pub(crate) mod counter;
 pub(crate) mod event;
 pub(crate) mod imc;
