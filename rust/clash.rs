@@ -46,7 +46,10 @@ pub(crate) fn refuse_if_taken<N: kernel::fmt::Display>(
 fn explain(name: &impl kernel::fmt::Display) {
     let other = OTHER_MODULE.to_str().unwrap_or("?");
     if platform::module_loaded(OTHER_MODULE) {
-        pr_err!("a PMU named {name} is already registered by {other}: unload it first (rmmod {other})\n");
+        pr_err!(
+            "a PMU named {name} is already registered by {other}: unload it first \
+             (rmmod {other})\n"
+        );
     } else if platform::module_loaded(c"intel_uncore") {
         pr_err!(
             "a PMU named {name} is already registered by Linux's intel_uncore module: unload it \

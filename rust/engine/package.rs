@@ -51,7 +51,11 @@ impl BoxState {
     pub(super) fn new(unit: &'static Unit, box_idx: u32) -> Result<Arc<Self>> {
         Arc::pin_init(
             pin_init!(Self {
-                inner <- RawSpinLock::new(PmuBox::new(unit, box_idx), c"skl_uncore_box", static_lock_class!()),
+                inner <- RawSpinLock::new(
+                    PmuBox::new(unit, box_idx),
+                    c"skl_uncore_box",
+                    static_lock_class!()
+                ),
                 poll_ticks: (unit.poll_ms / 1000).max(1),
             }),
             GFP_KERNEL,

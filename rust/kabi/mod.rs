@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The driver's thin layer over C: perf, sysfs, raw spinlocks, system sleep, MSRs, topology and PCI/MMIO.
+//! The driver's thin layer over C: perf, sysfs, raw spinlocks, the package timer, system sleep,
+//! MSRs, topology and PCI/MMIO.
 //!
 //! 7.3's Rust has no abstractions for these, so this directory is the only place with raw
 //! bindings and `unsafe`; everything above it uses the safe types defined here.

@@ -346,7 +346,10 @@ proptest! {
                 Op::Inject(e, n) => {
                     let (t, ev, um) = evs[e];
                     let k = unit.kind;
-                    let (ku, kev) = match t { Target::Fixed => (UnitKind::Clock, 0xff), _ => (k, ev) };
+                    let (ku, kev) = match t {
+                        Target::Fixed => (UnitKind::Clock, 0xff),
+                        _ => (k, ev),
+                    };
                     for (j, &(tj, evj, umj)) in evs.iter().enumerate() {
                         let same_counter = match (t, tj) {
                             (Target::Fixed, Target::Fixed) => true,

@@ -395,7 +395,8 @@ mod layout_tests {
                 Ok(()) => {
                     prop_assert!(thr < 32);
                     prop_assert_eq!(sel.thr(), thr);
-                    prop_assert_eq!(sel.into_raw() & !PerfEvtSel::THR.mask(), raw & !PerfEvtSel::THR.mask());
+                    let not_thr = !PerfEvtSel::THR.mask();
+                    prop_assert_eq!(sel.into_raw() & not_thr, raw & not_thr);
                 }
                 Err(e) => {
                     prop_assert!(thr >= 32);
