@@ -6,11 +6,11 @@ use kernel::prelude::*;
 
 use crate::engine::{Hw, Why};
 use crate::kabi::{mchbar::IoMap, platform};
-use crate::uncore::imc;
 use crate::uncore::regs::{
     CboConfig, PerfEvtSel, IMC_MAP_SIZE, MSR_UNC_CBO_CONFIG, PCI_MCHBAR_HI, PCI_MCHBAR_LO,
 };
 use crate::uncore::units::ARB;
+use crate::uncore::{cbo_count::CboCount, imc};
 
 /// The hardware: RDMSR/WRMSR on the calling CPU, and the IMC counters if MCHBAR was found.
 pub(crate) struct RealHw {
@@ -72,10 +72,20 @@ fn bridge_read(offset: u16) -> Option<(u16, u16, u32)> {
     crate::kabi::mchbar::host_bridge_read(offset).ok()
 }
 
-/// Checks that this is a supported part on bare metal, and returns its number of CBos (possibly
-/// 0, see [`CboConfig::cbox_count`]) and the hardware access. Every refusal is one line in the
-/// log and `ENODEV`.
-pub(crate) fn probe() -> Result<(u32, RealHw)> {
+/// What [`probe`] found.
+pub(crate) struct Probed {
+    /// The part's name, for the log.
+    pub(crate) name: &'static CStr,
+    /// The CBo PMUs to register (possibly none, see [`CboConfig::cbox_count`]), and why.
+    pub(crate) cbo: CboCount,
+    /// The hardware access.
+    pub(crate) hw: RealHw,
+}
+
+/// Checks that this is a supported part on bare metal, and returns what to register and the
+/// hardware access. Every refusal is one line in the log and `ENODEV`; what was found is the
+/// caller's to log once the PMUs are registered (a refusal then stays one line).
+pub(crate) fn probe() -> Result<Probed> {
     let id = platform::cpu_ident();
     // The models (family 6: 0x4E, 0x5E, 0x8E, 0x9E, 0xA5, 0xA6) are the module's CPU table
     // in rust/kglue.c, which also gives the module its autoload aliases.
@@ -87,6 +97,7 @@ pub(crate) fn probe() -> Result<(u32, RealHw)> {
         );
         return Err(ENODEV);
     };
+    let cname = name;
     let name = name.to_str().unwrap_or("?");
     if id.hypervisor {
         pr_info!("{name} under a hypervisor: the uncore PMU is not virtualised, not loading\n");
@@ -106,9 +117,11 @@ pub(crate) fn probe() -> Result<(u32, RealHw)> {
         pr_info!("{name}: MSR_UNC_CBO_CONFIG faults: no uncore PMU MSRs here, not loading\n");
         return Err(ENODEV);
     };
-    let count = CboConfig::from_raw(raw).cbox_count(platform::cores_per_package());
-    pr_info!("{name}: {}\n", Why(count));
-    Ok((count.n, RealHw { imc: map_imc() }))
+    Ok(Probed {
+        name: cname,
+        cbo: CboConfig::from_raw(raw).cbox_count(platform::cores_per_package()),
+        hw: RealHw { imc: map_imc() },
+    })
 }
 
 /// Whether the uncore PMU is there: emulators that read unknown MSRs as 0 also drop writes to

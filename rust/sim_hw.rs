@@ -29,6 +29,7 @@ use kernel::{
 use crate::engine::{Hw, Why};
 use crate::kabi::platform::{self, now_ns, SimLocked};
 use crate::uncore::{
+    cbo_count::CboCount,
     imc,
     regs::{CboConfig, MSR_UNC_CBO_CONFIG, PCI_MCHBAR_HI, PCI_MCHBAR_LO},
     sim::{
@@ -77,10 +78,8 @@ impl SimHw {
     /// the CBo count from `MSR_UNC_CBO_CONFIG` and `cores` (one line in the log), the IMC
     /// from the host bridge's MCHBAR. Returns the CBo count (possibly 0) and whether the IMC
     /// is there.
-    pub(crate) fn discover(&self, cores: u32) -> Result<(u32, bool)> {
+    pub(crate) fn discover(&self, cores: u32) -> Result<(CboCount, bool)> {
         let count = CboConfig::from_raw(self.rdmsr(MSR_UNC_CBO_CONFIG)?).cbox_count(cores);
-        pr_info!("{}\n", Why(count));
-        let nr_cbox = count.n;
         let (id, lo, hi) = self.models[0].with(|m| {
             (
                 m.pci_config_read32(0),
@@ -95,7 +94,7 @@ impl SimHw {
                 false
             }
         };
-        Ok((nr_cbox, imc))
+        Ok((count, imc))
     }
 
     /// Resets every package's registers to their power-on values, as after S3

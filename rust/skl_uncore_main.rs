@@ -34,10 +34,13 @@ struct SklUncore {
 
 impl kernel::Module for SklUncore {
     fn init(module: &'static ThisModule) -> Result<Self> {
-        let (nr_cbox, hw) = hw::probe()?;
-        let imc = hw.has_imc();
-        let hw = Arc::new(hw, GFP_KERNEL)?;
+        let probed = hw::probe()?;
+        let (nr_cbox, imc) = (probed.cbo.n, probed.hw.has_imc());
+        let hw = Arc::new(probed.hw, GFP_KERNEL)?;
         let driver = Driver::new(hw, module, nr_cbox, imc)?;
+        // Said once loaded: a refusal is one line of its own.
+        let name = probed.name.to_str().unwrap_or("?");
+        pr_info!("{name}: {}\n", engine::Why(probed.cbo));
         pr_info!(
             "{nr_cbox} CBo PMUs, arb, clock and {} registered\n",
             if imc { "imc" } else { "no imc" }

@@ -101,11 +101,13 @@ impl kernel::Module for SklUncoreSim {
             ..Rates::default()
         };
         let hw = Arc::new(SimHw::new(nr_cbox, imc, rates, cbo_config)?, GFP_KERNEL)?;
-        let (found_cbox, found_imc) = hw.discover(cores)?;
+        let (count, found_imc) = hw.discover(cores)?;
         let debugfs = SimDebugfs::new(&hw)?;
         // Before the driver's: on resume the model resets first, as the silicon does in S3.
         let pm = Syscore::register(hw.clone())?;
-        let driver = Driver::new(hw, module, found_cbox, found_imc)?;
+        let driver = Driver::new(hw, module, count.n, found_imc)?;
+        // Said once loaded: a refusal is one line of its own.
+        pr_info!("{}\n", engine::Why(count));
         pr_info!("simulated uncore: {nr_cbox} CBos, UCLK {uclk_mhz} MHz, IMC {imc}\n");
         Ok(Self {
             _driver: driver,
