@@ -15,7 +15,7 @@ mod log;
 mod package;
 mod pmu;
 
-use kernel::{new_mutex, prelude::*, str::CString, sync::Arc, sync::Mutex};
+use kernel::{cpu::CpuId, new_mutex, prelude::*, str::CString, sync::Arc, sync::Mutex};
 
 use crate::kabi::{perf::PmuRegistration, platform, pm};
 use crate::uncore::{
@@ -37,7 +37,7 @@ pub(crate) trait Hw: Send + Sync {
     /// WRMSR on the calling CPU.
     fn wrmsr(&self, msr: u32, val: u64) -> Result;
     /// WRMSR on `cpu`, from process context.
-    fn wrmsr_on_cpu(&self, cpu: u32, msr: u32, val: u64) -> Result;
+    fn wrmsr_on_cpu(&self, cpu: CpuId, msr: u32, val: u64) -> Result;
     /// 32-bit read of the IMC counter at MCHBAR + `offset`.
     fn imc_read(&self, offset: u32) -> Result<u32>;
 }

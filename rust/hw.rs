@@ -2,7 +2,7 @@
 
 //! The real uncore: MSRs on the current CPU. Only the production module has this file.
 
-use kernel::prelude::*;
+use kernel::{cpu::CpuId, prelude::*};
 
 use crate::engine::{Hw, Why};
 use crate::kabi::{mchbar::IoMap, platform};
@@ -33,7 +33,7 @@ impl Hw for RealHw {
         platform::wrmsr(msr, val)
     }
 
-    fn wrmsr_on_cpu(&self, cpu: u32, msr: u32, val: u64) -> Result {
+    fn wrmsr_on_cpu(&self, cpu: CpuId, msr: u32, val: u64) -> Result {
         platform::wrmsr_on_cpu(cpu, msr, val)
     }
 

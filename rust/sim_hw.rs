@@ -112,15 +112,14 @@ impl SimHw {
     }
 
     /// Runs `f` on the register file of `cpu`'s package.
-    fn on<R>(&self, cpu: u32, f: impl FnOnce(&mut SimUncore) -> R) -> R {
-        let pkg = CpuId::from_u32(cpu).map_or(0, |c| platform::cpu_package(c) as usize);
-        let pkg = pkg.min(self.models.len() - 1);
+    fn on<R>(&self, cpu: CpuId, f: impl FnOnce(&mut SimUncore) -> R) -> R {
+        let pkg = (platform::cpu_package(cpu) as usize).min(self.models.len() - 1);
         self.models[pkg].with(f)
     }
 
     /// Runs `f` on the register file of the calling CPU's package: where an MSR access lands.
     fn here<R>(&self, f: impl FnOnce(&mut SimUncore) -> R) -> R {
-        self.on(CpuId::current().as_u32(), f)
+        self.on(CpuId::current(), f)
     }
 
     /// Runs `f` on every package's register file (debugfs commands), stopping at an error.
@@ -166,7 +165,7 @@ impl Hw for SimHw {
             .map_err(fault_to_err)
     }
 
-    fn wrmsr_on_cpu(&self, cpu: u32, msr: u32, val: u64) -> Result {
+    fn wrmsr_on_cpu(&self, cpu: CpuId, msr: u32, val: u64) -> Result {
         self.on(cpu, |m| m.wrmsr(msr, val, now_ns()))
             .map_err(fault_to_err)
     }

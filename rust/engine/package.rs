@@ -11,6 +11,7 @@
 //!   cancelling it under a box lock cannot deadlock.
 
 use kernel::{
+    cpu::CpuId,
     prelude::*,
     static_lock_class,
     sync::{
@@ -241,7 +242,7 @@ impl PackageWork for PkgState {
         platform::current_package() == self.id
     }
 
-    fn home_cpu(&self) -> Option<u32> {
+    fn home_cpu(&self) -> Option<CpuId> {
         platform::online_cpu_in_package(self.id)
     }
 

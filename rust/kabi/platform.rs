@@ -35,9 +35,9 @@ pub(crate) fn wrmsr(msr: u32, val: u64) -> Result {
 
 #[cfg(not(skl_sim))]
 /// Writes MSR `msr` on CPU `cpu` (process context: it may sleep).
-pub(crate) fn wrmsr_on_cpu(cpu: u32, msr: u32, val: u64) -> Result {
+pub(crate) fn wrmsr_on_cpu(cpu: CpuId, msr: u32, val: u64) -> Result {
     // SAFETY: As for `wrmsr`; the glue waits for the remote CPU.
-    to_result(unsafe { sys::skl_glue_wrmsr_on_cpu(cpu, msr, val) })
+    to_result(unsafe { sys::skl_glue_wrmsr_on_cpu(cpu.as_u32(), msr, val) })
 }
 
 #[cfg(not(skl_sim))]
@@ -173,11 +173,11 @@ pub(crate) fn cores_per_package() -> u32 {
 }
 
 /// The first active CPU of logical package `pkg` (online and not on its way down), if any.
-pub(crate) fn online_cpu_in_package(pkg: u32) -> Option<u32> {
+pub(crate) fn online_cpu_in_package(pkg: u32) -> Option<CpuId> {
     // SAFETY: Walks the online mask; a CPU going away meanwhile makes a later MSR write on it
     // fail cleanly (`wrmsr_on_cpu` checks).
     let cpu = unsafe { sys::skl_glue_online_cpu_in_package(pkg) };
-    u32::try_from(cpu).ok()
+    CpuId::from_i32(cpu)
 }
 
 /// The raw spinlock serialising the simulator's register file: held with interrupts off, so

@@ -18,6 +18,7 @@ use core::{ffi::c_void, marker::PhantomPinned, ops::Deref};
 
 use kernel::{
     bindings,
+    cpu::CpuId,
     prelude::*,
     static_lock_class,
     sync::{
@@ -53,7 +54,7 @@ pub(crate) trait PackageWork: Send + Sync + 'static {
     /// Whether the calling CPU is one of the package's.
     fn at_home(&self) -> bool;
     /// An online CPU of the package, if any.
-    fn home_cpu(&self) -> Option<u32>;
+    fn home_cpu(&self) -> Option<CpuId>;
     /// One run on a CPU of the package (hard irq): when to run again, or `None` to stop.
     fn run(&self) -> Option<Delta>;
 }
@@ -173,7 +174,8 @@ impl<T: PackageWork> HrTimerCallback for Poller<T> {
                     let raw = Arc::into_raw(arc.clone());
                     // SAFETY: `csd` was initialised in `new` and is not in flight (`homing`
                     // was 0); `raw` keeps `Self` alive until the handler runs.
-                    let ret = unsafe { sys::skl_glue_csd_send(cpu, this.csd.get().cast()) };
+                    let ret =
+                        unsafe { sys::skl_glue_csd_send(cpu.as_u32(), this.csd.get().cast()) };
                     if ret != 0 {
                         // SAFETY: Not sent: the reference is ours again.
                         drop(unsafe { Arc::from_raw(raw) });
