@@ -93,9 +93,15 @@ wr 0x3b2 0x400181 >/dev/null   # ARB counter 0: UNC_ARB_TRK_REQUESTS.ALL
 skl-inject arb 0 0x81 0x01 4242
 check "ARB counter 0 counts injected TRK_REQUESTS" "$(printf '%#x' 4242)" "$(rd 0x3b0)"
 # The fixed counter ticks at UCLK while both enables are set.
+# The two reads bracket a 1 s sleep and lie inside the uptime interval [t0, t1]:
+# UCLK * 1 s <= delta <= UCLK * (t1 - t0), up to the uptime's 10 ms resolution.
 wr 0x394 0x400000 >/dev/null
-a=$(rd 0x395); sleep 1; b=$(rd 0x395)
-near "FIXED_CTR ticks at UCLK over 1 s" $((b - a)) "$uclk" 15
+t0=$(cut -d' ' -f1 /proc/uptime); a=$(rd 0x395); sleep 1; b=$(rd 0x395); t1=$(cut -d' ' -f1 /proc/uptime)
+lo=$(awk -v u="$uclk" 'BEGIN { printf "%d", u * 0.99 }')
+hi=$(awk -v u="$uclk" -v t0="$t0" -v t1="$t1" 'BEGIN { printf "%d", u * (t1 - t0 + 0.02) }')
+d=$((b - a))
+[ "$d" -ge "$lo" ] && [ "$d" -le "$hi" ] && ok "FIXED_CTR ticks at UCLK: $d over a 1 s sleep ($lo..$hi)" ||
+	not_ok "FIXED_CTR ticks at UCLK over a 1 s sleep" "$d not in $lo..$hi"
 wr 0xe01 0 >/dev/null
 a=$(rd 0x395); sleep 0.2; b=$(rd 0x395)
 check "FIXED_CTR stops without GLOBAL_CTRL.EN" "$a" "$b"
