@@ -7,6 +7,7 @@
  *   skl-silicon info                            magic, CBos, counters per CBo, UCLK, MCHBAR, ID
  *   skl-silicon inject UNIT BOX EVENT UMASK COUNT    prints how many counters saw it
  *   skl-silicon preset UNIT BOX COUNTER VALUE
+ *   skl-silicon peek UNIT BOX COUNTER               prints a counter's value (not an access)
  *   skl-silicon stats                           one line per register accessed since the reset
  *   skl-silicon stats-reset
  *
@@ -20,7 +21,8 @@
  * command, 2 no such box or counter, 3 bad event). Commands: 1 info, 2 inject (args unit box
  * event umask count -> arg0 = counters hit), 3 preset (unit box counter value), 4 stats-next
  * (arg0 = from -> next, kind, addr, reads, writes; kind 0 = end, 1 MSR, 2 MCHBAR offset,
- * 3 config offset of 0:0.0), 5 stats-reset. Units: 0 cbox, 1 arb, 2 clock, 3 imc.
+ * 3 config offset of 0:0.0), 5 stats-reset, 6 peek (unit box counter -> arg0 = value).
+ * Units: 0 cbox, 1 arb, 2 clock, 3 imc.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -113,7 +115,7 @@ int main(int argc, char **argv)
 	int st;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: skl-silicon info|inject|preset|stats|stats-reset ...\n");
+		fprintf(stderr, "usage: skl-silicon info|inject|preset|peek|stats|stats-reset ...\n");
 		return 2;
 	}
 	fd = open("/dev/cpu/0/msr", O_RDWR);
@@ -151,6 +153,16 @@ int main(int argc, char **argv)
 			set_arg(i, num(argv[i + 2]));
 		st = command(3);
 		return st ? refused("preset", st) : 0;
+	}
+	if (!strcmp(argv[1], "peek") && argc == 5) {
+		set_arg(0, unit_code(argv[2]));
+		for (int i = 1; i < 3; i++)
+			set_arg(i, num(argv[i + 2]));
+		st = command(6);
+		if (st)
+			return refused("peek", st);
+		printf("0x%llx\n", (unsigned long long)get_arg(0));
+		return 0;
 	}
 	if (!strcmp(argv[1], "stats") && argc == 2) {
 		static const char *const kind[] = { "", "msr", "mmio", "pcicfg" };

@@ -88,6 +88,7 @@ skl-preset cbox 1 0 0xffffffffff0
 skl-inject cbox 1 0x34 0x8f 20
 check "PERFCTR wraps at 44 bits (2^44 - 16 + 20 = 4)" "0x4" "$(rd 0x716)"
 check "GLOBAL_STATUS.CBO_CTR_OVF set by the wrap" "0x8" "$(rd 0xe02)"
+check "backdoor peek reads the same counter value as RDMSR" "$(rd 0x716)" "$(skl-silicon peek cbox 1 0)"
 check "GLOBAL_STATUS is RW1C" "ok 0x0" "$(wr 0xe02 0x8) $(rd 0xe02)"
 wr 0x3b2 0x400181 >/dev/null   # ARB counter 0: UNC_ARB_TRK_REQUESTS.ALL
 skl-inject arb 0 0x81 0x01 4242
@@ -124,11 +125,17 @@ skl-preset cbox 0 0 12345
 skl-preset imc 0 1 0x12345678
 before="$(rd 0xe01) $(rd 0x394) $(rd 0x700) $(rd 0x706)"
 check "state set before S3" "0x20000000 0x400000 0x408f34 0x3039" "$before"
+imc=$(skl-silicon peek imc 0 1)
+[ $((imc)) -ge $((0x12345678)) ] && ok "IMC data_reads preset to 0x12345678 before S3 ($imc)" ||
+	not_ok "IMC data_reads preset before S3" "$imc"
 echo mem > /sys/power/state
 check "S3 entered and resumed" "0" "$?"
 check "after S3: GLOBAL_CTRL FIXED_CTRL PERFEVTSEL PERFCTR FIXED_CTR at power-on 0" \
 	"0x0 0x0 0x0 0x0 0x0" "$(rd 0xe01) $(rd 0x394) $(rd 0x700) $(rd 0x706) $(rd 0x395)"
 check "after S3: MCHBAR programmed again" "fed10001" "$(cfg_dword 72)"
+imc=$(skl-silicon peek imc 0 1)
+[ $((imc)) -lt $((0x12345678)) ] && ok "after S3: IMC data_reads counts again from 0 ($imc)" ||
+	not_ok "after S3: IMC data_reads counts again from 0" "$imc"
 dmesg | grep -q 'Waking up from system sleep state S3' && ok "guest logged the S3 wakeup" ||
 	not_ok "guest logged the S3 wakeup" "no 'Waking up from system sleep state S3'"
 
@@ -158,11 +165,15 @@ perf stat -x, -o /tmp/cbo1.csv -a -e uncore_cbox_1/event=0x22,umask=0x41/ -- skl
 check "$mode: uncore_cbox_1 XSNP_RESPONSE.MISS_XCORE counts 777" "777" "$(cnt /tmp/cbo1.csv)"
 perf stat -x, -o /tmp/arb.csv -a -e uncore_arb/event=0x81,umask=0x01/ -- skl-inject arb 0 0x81 0x01 4242
 check "$mode: uncore_arb TRK_REQUESTS.ALL counts 4242" "4242" "$(cnt /tmp/arb.csv)"
+skl-silicon stats-reset
 perf stat -x, -o /tmp/imc.csv -a -e uncore_imc/data_reads/ -- sleep 1
 mib=$(cnt /tmp/imc.csv)
 secs=$(awk -v t="$(perf_runtime /tmp/imc.csv)" 'BEGIN { print t / 1e9 }')
 exp_mib=$(awk -v r="$reads" -v s="$secs" 'BEGIN { printf "%.2f", r * 64 / 1048576 * s }')
 near "$mode: uncore_imc/data_reads/ MiB over ${secs} s matches the configured $reads lines/s" "$mib" "$exp_mib" 5
+n=$(skl-silicon stats | sed -n 's/^mmio 0x5050 reads \([0-9]*\) .*/\1/p')
+[ "${n:-0}" -ge 2 ] && ok "$mode: the driver read DRAM_DATA_READS at MCHBAR+0x5050 ($n MMIO reads)" ||
+	not_ok "$mode: the driver read MCHBAR+0x5050" "stats: ${n:-none}"
 if [ "$mode" = ours ]; then
 	clk=uncore_clock/clockticks/
 else
