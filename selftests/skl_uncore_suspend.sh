@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# A real suspend to RAM (S3) with events open (vm-run --wake: the host wakes the guest). The
+# A real suspend to RAM (S3) with events open (vm-run --s3-wake: the host wakes the guest). The
 # simulated uncore resets on resume, as the silicon does; counts continue exactly across it.
 . /selftests/lib.sh
 

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The emulated Skylake uncore's backdoor (QEMU device skl-uncore, scripts/vm-run --silicon):
+ * injects events, presets counters and reads the model's per-register access counts through
+ * MSRs no driver touches. Static: the guest has no C library.
+ *
+ *   skl-silicon info                            magic, CBos, counters per CBo, UCLK, MCHBAR, ID
+ *   skl-silicon inject UNIT BOX EVENT UMASK COUNT    prints how many counters saw it
+ *   skl-silicon preset UNIT BOX COUNTER VALUE
+ *   skl-silicon peek UNIT BOX COUNTER               prints a counter's value (not an access)
+ *   skl-silicon stats                           one line per register accessed since the reset
+ *   skl-silicon stats-reset
+ *
+ * UNIT is cbox, arb, clock or imc; COUNTER is the generic counter, 0 for the clock, the IMC
+ * event code 1..5 for the IMC (as the simulator's debugfs files). Exit 1 on a refused command
+ * (no such box/counter, bad event), 2 on bad usage or no device.
+ *
+ * Backdoor MSRs, through /dev/cpu/0/msr (the guest boots with msr.allow_writes=on):
+ * 0x534b4c00 read gives the magic "SKLU", write selects argument N (0..7); 0x534b4c01 reads or
+ * writes argument N; 0x534b4c02 write runs a command, read gives its status (0 ok, 1 unknown
+ * command, 2 no such box or counter, 3 bad event). Commands: 1 info, 2 inject (args unit box
+ * event umask count -> arg0 = counters hit), 3 preset (unit box counter value), 4 stats-next
+ * (arg0 = from -> next, kind, addr, reads, writes; kind 0 = end, 1 MSR, 2 MCHBAR offset,
+ * 3 config offset of 0:0.0), 5 stats-reset, 6 peek (unit box counter -> arg0 = value).
+ * Units: 0 cbox, 1 arb, 2 clock, 3 imc.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#define MSR_SEL 0x534b4c00u
+#define MSR_ARG 0x534b4c01u
+#define MSR_CMD 0x534b4c02u
+#define MAGIC 0x534b4c55u
+
+static int fd = -1;
+
+static uint64_t rd(uint32_t msr)
+{
+	uint64_t v;
+
+	if (pread(fd, &v, sizeof(v), msr) != sizeof(v)) {
+		perror("skl-silicon: rdmsr");
+		exit(2);
+	}
+	return v;
+}
+
+static void wr(uint32_t msr, uint64_t v)
+{
+	if (pwrite(fd, &v, sizeof(v), msr) != sizeof(v)) {
+		perror("skl-silicon: wrmsr");
+		exit(2);
+	}
+}
+
+static void set_arg(int n, uint64_t v)
+{
+	wr(MSR_SEL, n);
+	wr(MSR_ARG, v);
+}
+
+static uint64_t get_arg(int n)
+{
+	wr(MSR_SEL, n);
+	return rd(MSR_ARG);
+}
+
+static int command(int cmd)
+{
+	wr(MSR_CMD, cmd);
+	return rd(MSR_CMD);
+}
+
+static int unit_code(const char *s)
+{
+	static const char *const units[] = { "cbox", "arb", "clock", "imc" };
+
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(s, units[i]))
+			return i;
+	fprintf(stderr, "skl-silicon: unknown unit '%s' (cbox, arb, clock, imc)\n", s);
+	exit(2);
+}
+
+static uint64_t num(const char *s)
+{
+	char *end;
+	uint64_t v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || !*s || *end) {
+		fprintf(stderr, "skl-silicon: bad number '%s'\n", s);
+		exit(2);
+	}
+	return v;
+}
+
+static int refused(const char *what, int st)
+{
+	static const char *const why[] = { "ok", "unknown command", "no such box or counter",
+					   "bad event" };
+
+	fprintf(stderr, "skl-silicon: %s refused: %s\n", what, st < 4 ? why[st] : "?");
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	int st;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: skl-silicon info|inject|preset|peek|stats|stats-reset ...\n");
+		return 2;
+	}
+	fd = open("/dev/cpu/0/msr", O_RDWR);
+	if (fd < 0) {
+		perror("skl-silicon: /dev/cpu/0/msr");
+		return 2;
+	}
+	uint64_t magic;
+
+	if (pread(fd, &magic, sizeof(magic), MSR_SEL) != sizeof(magic) || magic != MAGIC) {
+		fprintf(stderr, "skl-silicon: no emulated uncore (QEMU -device skl-uncore)\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "info") && argc == 2) {
+		command(1);
+		printf("cbos %llu counters %llu uclk_hz %llu mchbar %#llx device %#llx\n",
+		       (unsigned long long)get_arg(1), (unsigned long long)get_arg(2),
+		       (unsigned long long)get_arg(3), (unsigned long long)get_arg(4),
+		       (unsigned long long)get_arg(5));
+		return 0;
+	}
+	if (!strcmp(argv[1], "inject") && argc == 7) {
+		set_arg(0, unit_code(argv[2]));
+		for (int i = 1; i < 5; i++)
+			set_arg(i, num(argv[i + 2]));
+		st = command(2);
+		if (st)
+			return refused("inject", st);
+		printf("%llu\n", (unsigned long long)get_arg(0));
+		return 0;
+	}
+	if (!strcmp(argv[1], "preset") && argc == 6) {
+		set_arg(0, unit_code(argv[2]));
+		for (int i = 1; i < 4; i++)
+			set_arg(i, num(argv[i + 2]));
+		st = command(3);
+		return st ? refused("preset", st) : 0;
+	}
+	if (!strcmp(argv[1], "peek") && argc == 5) {
+		set_arg(0, unit_code(argv[2]));
+		for (int i = 1; i < 3; i++)
+			set_arg(i, num(argv[i + 2]));
+		st = command(6);
+		if (st)
+			return refused("peek", st);
+		printf("0x%llx\n", (unsigned long long)get_arg(0));
+		return 0;
+	}
+	if (!strcmp(argv[1], "stats") && argc == 2) {
+		static const char *const kind[] = { "", "msr", "mmio", "pcicfg" };
+		uint64_t from = 0;
+
+		for (;;) {
+			set_arg(0, from);
+			command(4);
+			uint64_t k = get_arg(1);
+
+			if (k < 1 || k > 3)
+				return 0;
+			printf("%s %#llx reads %llu writes %llu\n", kind[k],
+			       (unsigned long long)get_arg(2), (unsigned long long)get_arg(3),
+			       (unsigned long long)get_arg(4));
+			from = get_arg(0);
+		}
+	}
+	if (!strcmp(argv[1], "stats-reset") && argc == 2) {
+		command(5);
+		return 0;
+	}
+	fprintf(stderr, "skl-silicon: bad command or argument count\n");
+	return 2;
+}
