@@ -263,20 +263,3 @@ const char *skl_glue_cpu_model_name(void)
 	return id ? (const char *)id->driver_data : NULL;
 }
 #endif
-
-#ifdef SKL_GLUE_SIM
-static DEFINE_RAW_SPINLOCK(skl_sim_lock);
-
-unsigned long skl_glue_sim_lock(void)
-{
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&skl_sim_lock, flags);
-	return flags;
-}
-
-void skl_glue_sim_unlock(unsigned long flags)
-{
-	raw_spin_unlock_irqrestore(&skl_sim_lock, flags);
-}
-#endif

@@ -27,7 +27,10 @@ use kernel::{
 };
 
 use crate::engine::{Hw, Why};
-use crate::kabi::platform::{self, now_ns, SimLocked};
+use crate::kabi::{
+    lock::RawSpinLock,
+    platform::{self, now_ns},
+};
 use crate::uncore::{
     cbo_count::CboCount,
     imc,
@@ -43,9 +46,9 @@ use crate::uncore::{
 };
 
 /// The simulated registers, one register file per package as on real hardware, serialised by
-/// a raw spinlock (accessed from PMU callbacks and hard-irq timers).
+/// a raw spinlock each (accessed from PMU callbacks and hard-irq timers, inside a box's lock).
 pub(crate) struct SimHw {
-    models: KVec<SimLocked<SimUncore>>,
+    models: KVec<Pin<KBox<RawSpinLock<SimUncore>>>>,
 }
 
 fn fault_to_err(_f: Fault) -> Error {
@@ -69,7 +72,11 @@ impl SimHw {
             if let Some(raw) = cbo_config {
                 model.set_cbo_config(raw);
             }
-            models.push(SimLocked::new(model), GFP_KERNEL)?;
+            let model = KBox::pin_init(
+                RawSpinLock::new(model, c"skl_uncore_sim_model", kernel::static_lock_class!()),
+                GFP_KERNEL,
+            )?;
+            models.push(model, GFP_KERNEL)?;
         }
         Ok(Self { models })
     }

@@ -78,8 +78,5 @@ void skl_glue_unblock_intel_uncore(void);
  * module's x86cpu device table), else NULL. */
 const char *skl_glue_cpu_model_name(void);
 
-/* The simulator's register-file lock: a raw spinlock, legal in PMU callbacks and hard irqs. */
-unsigned long skl_glue_sim_lock(void);
-void skl_glue_sim_unlock(unsigned long flags);
 
 #endif

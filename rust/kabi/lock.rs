@@ -52,6 +52,13 @@ impl<T> RawSpinLock<T> {
         RawGuard { lock: self, flags }
     }
 
+    /// Runs `f` on the value with the lock held and interrupts off (the simulator's register
+    /// files; the engine keeps its guards).
+    #[cfg(skl_sim)]
+    pub(crate) fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
+        f(&mut self.lock())
+    }
+
     /// Takes the lock if it is free (hard-irq timers must never wait: the lock's holder may
     /// be cancelling them).
     pub(crate) fn try_lock(&self) -> Option<RawGuard<'_, T>> {
