@@ -215,10 +215,8 @@ impl PackageExt for Arc<Package> {
     }
 
     fn resume(&self) {
+        // Each box programs its live events again, the fixed counter's enable included.
         self.global_en.store(0, ordering::Relaxed);
-        if self.fixed_users.load(ordering::Relaxed) > 0 {
-            let _ = self.hw.wrmsr(MSR_UNC_PERF_FIXED_CTRL, fixed_on());
-        }
         for slot in 0..self.boxes.len() {
             self.with_box(slot, |b, r, _| {
                 b.resume(r);
