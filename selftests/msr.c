@@ -17,18 +17,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "num.h"
+
 static uint64_t num(const char *s)
 {
-	char *end;
-	uint64_t v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || !*s || *end) {
-		fprintf(stderr, "msr: bad number '%s'\n", s);
-		exit(2);
-	}
-	return v;
+	return parse_num("msr", s);
 }
 
 static int fail(void)

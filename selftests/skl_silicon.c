@@ -32,6 +32,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "num.h"
+
 #define MSR_SEL 0x534b4c00u
 #define MSR_ARG 0x534b4c01u
 #define MSR_CMD 0x534b4c02u
@@ -89,16 +91,7 @@ static int unit_code(const char *s)
 
 static uint64_t num(const char *s)
 {
-	char *end;
-	uint64_t v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || !*s || *end) {
-		fprintf(stderr, "skl-silicon: bad number '%s'\n", s);
-		exit(2);
-	}
-	return v;
+	return parse_num("skl-silicon", s);
 }
 
 static int refused(const char *what, int st)

@@ -149,13 +149,7 @@ fn injection_matches_event_and_umask_subset() {
 #[test]
 fn totals_do_not_wrap() {
     let mut s = sim();
-    s.wrmsr(
-        MSR_UNC_PERF_GLOBAL_CTRL,
-        GlobalCtrl::DRIVER_VALUE.into_raw(),
-        0,
-    )
-    .unwrap();
-    s.wrmsr(0x3B2, PerfEvtSel::EN.mask() | 0x181, 0).unwrap();
+    enabled_arb(&mut s);
     s.preset(UnitKind::Arb, 0, 0, (1 << 44) - 1, 0).unwrap();
     s.inject(UnitKind::Arb, 0, 0x81, 0x01, 10, 0).unwrap();
     assert_eq!(s.ctr[ARB_BOX][0].total, 10);
@@ -165,13 +159,7 @@ fn totals_do_not_wrap() {
 #[test]
 fn wrap_of_a_44_bit_counter_sets_status() {
     let mut s = sim();
-    s.wrmsr(
-        MSR_UNC_PERF_GLOBAL_CTRL,
-        GlobalCtrl::DRIVER_VALUE.into_raw(),
-        0,
-    )
-    .unwrap();
-    s.wrmsr(0x3B2, PerfEvtSel::EN.mask() | 0x181, 0).unwrap();
+    enabled_arb(&mut s);
     s.preset(UnitKind::Arb, 0, 0, (1 << 44) - 1000, 0).unwrap();
     s.inject(UnitKind::Arb, 0, 0x81, 0x01, 5000, 0).unwrap();
     assert_eq!(s.rdmsr(0x3B0, 0), Ok(4000));
