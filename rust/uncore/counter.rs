@@ -22,16 +22,28 @@ pub(crate) const fn wrap_ms(width: u32, max_rate: u64) -> u64 {
     (1u64 << width) * 1000 / max_rate
 }
 
-/// Poll interval for a `width`-bit counter incrementing at most `max_rate` per second: half its
-/// wrap time, so a late timer (under load, or a long interrupts-off section) still reads the
-/// counter before it laps the previous reading.
+/// Poll interval for a `width`-bit counter incrementing at most `max_rate` per second: a quarter
+/// of its wrap time, so a timer up to three intervals late (under load, a long interrupts-off
+/// section, suspend-to-idle) still reads the counter before it laps the previous reading.
 pub(crate) const fn poll_interval_ms(width: u32, max_rate: u64) -> u64 {
-    let half = wrap_ms(width, max_rate) / 2;
-    if half == 0 {
+    let quarter = wrap_ms(width, max_rate) / 4;
+    if quarter == 0 {
         1
     } else {
-        half
+        quarter
     }
+}
+
+/// Slack of [`max_step`]: a millisecond at the top rate, for the skew between the clock and the
+/// counter reads of two CPUs (and bursts a simulator injects at once).
+const STEP_SLACK_NS: u64 = 1_000_000;
+
+/// Most a counter incrementing at most `max_rate` per second can advance in `elapsed_ns`, plus
+/// [`STEP_SLACK_NS`]' worth. A larger step is a reset or a foreign write, not counting.
+pub(crate) const fn max_step(max_rate: u64, elapsed_ns: u64) -> u64 {
+    // Per microsecond, rounded up: no overflow for any rate or elapsed time (saturating).
+    let per_us = max_rate.div_ceil(1_000_000);
+    per_us.saturating_mul(elapsed_ns.saturating_add(STEP_SLACK_NS) / 1_000)
 }
 
 #[cfg(test)]
@@ -53,7 +65,15 @@ mod tests {
     fn intervals() {
         // 44-bit at 5e9/s: 3518 s to wrap.
         assert_eq!(wrap_ms(44, 5_000_000_000), 3_518_437);
-        assert_eq!(poll_interval_ms(32, 1_600_000_000), 1342);
+        assert_eq!(poll_interval_ms(32, 1_600_000_000), 671);
+    }
+
+    #[test]
+    fn steps() {
+        // 1 s at 5 GHz, plus a millisecond.
+        assert_eq!(max_step(5_000_000_000, 1_000_000_000), 5_005_000_000);
+        assert_eq!(max_step(5_000_000_000, 0), 5_000_000);
+        assert_eq!(max_step(u64::MAX, u64::MAX), u64::MAX);
     }
 
     proptest! {

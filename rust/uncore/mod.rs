@@ -29,4 +29,5 @@ pub(crate) mod regs;
 pub(crate) mod sched;
 #[cfg(any(test, skl_sim))]
 pub(crate) mod sim;
+pub(crate) mod tally;
 pub(crate) mod units;

@@ -1,34 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! One box (one PMU on one package): which events it holds, which counter each uses, what is
-//! programmed, and the counts folded so far.
+//! One box (one PMU on one package): which events it holds, which counter each uses and what
+//! is programmed.
 //!
 //! This is the driver's state machine, kept free of the kernel so the host tests drive it
 //! against the simulator model. The engine wraps each [`PmuBox`] in a raw spinlock, so every
-//! method here runs serialised; register access goes through [`Regs`].
+//! method here runs serialised; the counting state that reads reach without that lock is in
+//! [`Tallies`], and register access goes through [`Regs`].
 //!
-//! Perf brackets scheduling with `pmu_disable`/`pmu_enable`. While disabled, `del` only parks
-//! an event (its counter keeps running) and `add` only checks that the events fit; the last
-//! `enable` then touches just the counters whose assignment changed. An event perf takes out
-//! and puts back (every other event's open, enable and close reschedules them all) costs no
-//! register access, as in `arch/x86/events/core.c` for the core PMU.
+//! Perf brackets scheduling with `pmu_disable`/`pmu_enable`, and every `del` there is final:
+//! the event's last count is folded before `del` returns and the box forgets it. What a `del`
+//! inside the bracket keeps is the counter's programming (`parked`): an `add` of the same
+//! event takes the counter over with one read instead of two writes, as the core PMU keeps
+//! counters that did not move (`arch/x86/events/core.c`); `enable` stops the rest. An `add`
+//! programs its event at once where it gets a counter nobody holds, so that a register that
+//! faults is an error perf reports (`EIO`), not an event that counts nothing.
 //!
 //! # Invariants
 //!
-//! - An event has at most one slot (`add` of an event already held is refused as a bug).
-//! - `n_live` (by kind) equals the number of slots whose counter is programmed for them.
-//! - Live generic slots hold distinct counters, each allowed by the unit's constraints.
+//! - An event has at most one slot, and its tally slot is the same index.
+//! - `live` (by kind) equals the number of slots whose counter is programmed for them, and a
+//!   slot is live iff its tally has a source.
+//! - Live generic slots hold distinct counters, each allowed by the unit's constraints, never
+//!   a `faulted` one nor a `parked` one.
 
-use super::counter::delta;
 use super::event::Target;
 use super::regs::{
-    FixedCtrl, PerfCtr, PerfEvtSel, FIXED_CTR_WIDTH, IMC_COUNTERS, IMC_CTR_WIDTH,
-    MSR_UNC_PERF_FIXED_CTR, MSR_UNC_PERF_FIXED_CTRL, PERFCTR_WIDTH,
+    FixedCtrl, PerfCtr, PerfEvtSel, IMC_COUNTERS, MSR_UNC_PERF_FIXED_CTR, MSR_UNC_PERF_FIXED_CTRL,
 };
 use super::sched::{self, Request};
+use super::tally::{Handle, Source, Tallies};
 use super::units::Unit;
 
 mod changed;
+mod park;
 mod recover;
 
 /// Most events one box holds at once (generic counters are far fewer; the shared fixed and
@@ -39,10 +44,12 @@ pub(crate) const MAX_BOX_EVENTS: usize = 16;
 pub(crate) trait Regs {
     /// RDMSR; `None` if it faulted.
     fn rdmsr(&mut self, msr: u32) -> Option<u64>;
-    /// WRMSR; a fault is ignored (the next check finds the register wrong and says so).
-    fn wrmsr(&mut self, msr: u32, val: u64);
+    /// WRMSR.
+    fn wrmsr(&mut self, msr: u32, val: u64) -> Result<(), Fault>;
     /// 32-bit read of the IMC counter at MCHBAR + `offset`.
     fn imc_read(&mut self, offset: u32) -> Option<u32>;
+    /// A monotonic clock in ns, readable in any context (NMI included).
+    fn now_ns(&mut self) -> u64;
     /// Makes sure `MSR_UNC_PERF_GLOBAL_CTRL.EN` is set; `check` reads it first, else it is
     /// only written when the package has not been enabled yet. Returns `true` if it had to be
     /// set again after someone cleared it.
@@ -53,10 +60,39 @@ pub(crate) trait Regs {
     fn fixed_put(&mut self);
 }
 
-/// A register found changed by someone else: its address (an MSR, or the MCHBAR offset of an
-/// IMC counter that went backwards), for the one log line.
+/// A register write that faulted: the register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Changed(pub(crate) u32);
+pub(crate) struct Fault(pub(crate) u32);
+
+/// Something a box operation found that deserves the one log line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Note {
+    /// A register found reset or changed by someone else (an MSR, or the MCHBAR offset of an
+    /// IMC counter), and repaired.
+    Changed(u32),
+    /// A register that faulted when written: its counter is not used again.
+    Faulted(u32),
+}
+
+/// Why `add` refused an event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AddError {
+    /// No counter free now: perf multiplexes it.
+    Busy,
+    /// Its counter's control register faulted (now, or before: every counter it may use did).
+    Fault(u32),
+}
+
+/// What a box works with besides itself: its lock-free tallies, the registers, and where folded
+/// counts go.
+pub(crate) struct Cx<'a, R, O> {
+    /// The box's lock-free counting state.
+    pub(crate) tallies: &'a Tallies,
+    /// The package's registers.
+    pub(crate) regs: &'a mut R,
+    /// Receives each folded count, with its event.
+    pub(crate) out: &'a mut O,
+}
 
 /// One event in the box.
 #[derive(Clone, Copy, Debug)]
@@ -69,10 +105,6 @@ struct Slot<H> {
     live: bool,
     /// Perf wants it counting (not `PERF_HES_STOPPED`).
     run: bool,
-    /// Deleted while disabled, counter still running: stopped at `enable` unless added back.
-    parked: bool,
-    /// Last raw counter value folded into the count.
-    prev: u64,
 }
 
 /// Live events by kind of counter: the MSR ones need the package watchdog, the IMC ones only
@@ -85,43 +117,45 @@ pub(crate) struct Live {
     pub(crate) imc: u32,
 }
 
-/// Why `add` refused an event; perf multiplexes it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Busy;
-
 /// One box's events. `H` names an event (the kernel's handle to a `struct perf_event`, or an
-/// index in the host tests); counts are delivered through the `out` callbacks.
-pub(crate) struct PmuBox<H: Copy + PartialEq> {
+/// index in the host tests); counts are delivered through [`Cx::out`].
+pub(crate) struct PmuBox<H: Handle> {
     unit: &'static Unit,
     box_idx: u32,
     slots: [Option<Slot<H>>; MAX_BOX_EVENTS],
-    /// CPUs inside `pmu_disable` .. `pmu_enable` (events of a package may sit on any of its
-    /// CPUs, each with its own perf context).
+    /// Generic counters a `del` inside a disabled section left programmed, with their control
+    /// value.
+    parked: [Option<u64>; sched::MAX_COUNTERS],
+    /// Fixed-counter users such `del`s left.
+    parked_fixed: u32,
+    /// Generic counters whose `PERFEVTSEL` faulted when written.
+    faulted: u32,
+    /// Generic counters whose `PERFEVTSEL` took a write.
+    proven: u32,
+    /// CPUs inside `pmu_disable` .. `pmu_enable`.
     disabled: u32,
     /// Added or started since the last reconcile: `enable` has work to do.
     dirty: bool,
     live: Live,
+    /// When the counters were last polled (ns).
+    polled_at: u64,
 }
 
-/// Width of the counter behind `target`.
-const fn width_of(target: Target) -> u32 {
-    match target {
-        Target::Generic(_) => PERFCTR_WIDTH,
-        Target::Fixed => FIXED_CTR_WIDTH,
-        Target::FreeRunning(_) => IMC_CTR_WIDTH,
-    }
-}
-
-impl<H: Copy + PartialEq> PmuBox<H> {
+impl<H: Handle> PmuBox<H> {
     /// An empty box `box_idx` of `unit`.
     pub(crate) const fn new(unit: &'static Unit, box_idx: u32) -> Self {
         Self {
             unit,
             box_idx,
             slots: [None; MAX_BOX_EVENTS],
+            parked: [None; sched::MAX_COUNTERS],
+            parked_fixed: 0,
+            faulted: 0,
+            proven: 0,
             disabled: 0,
             dirty: false,
             live: Live { msr: 0, imc: 0 },
+            polled_at: 0,
         }
     }
 
@@ -130,7 +164,7 @@ impl<H: Copy + PartialEq> PmuBox<H> {
         self.live
     }
 
-    /// Events held, parked ones included.
+    /// Events held.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.slots.iter().flatten().count()
@@ -139,13 +173,14 @@ impl<H: Copy + PartialEq> PmuBox<H> {
     /// Whether `ev` is in the box with its counter programmed.
     #[cfg(test)]
     pub(crate) fn is_live(&self, ev: H) -> bool {
-        self.find(ev).is_some_and(|i| self.slot(i).live)
+        self.find(ev)
+            .is_some_and(|i| self.slots[i].is_some_and(|s| s.live))
     }
 
     /// The generic counter `ev` holds, if any.
     #[cfg(test)]
     pub(crate) fn counter_of(&self, ev: H) -> Option<u8> {
-        self.find(ev).and_then(|i| self.slot(i).ctr)
+        self.find(ev).and_then(|i| self.slots[i].and_then(|s| s.ctr))
     }
 
     fn find(&self, ev: H) -> Option<usize> {
@@ -154,31 +189,47 @@ impl<H: Copy + PartialEq> PmuBox<H> {
             .position(|s| s.is_some_and(|s| s.ev == ev))
     }
 
-    fn slot(&self, i: usize) -> &Slot<H> {
-        // Callers pass indices of occupied slots only.
-        self.slots[i].as_ref().expect("occupied slot")
+    /// Slot `i`, copied out (`None` if free: callers pass occupied indices).
+    fn get(&self, i: usize) -> Option<Slot<H>> {
+        self.slots[i]
     }
 
-    fn slot_mut(&mut self, i: usize) -> &mut Slot<H> {
-        self.slots[i].as_mut().expect("occupied slot")
+    /// Runs `f` on slot `i` if it is occupied.
+    fn edit(&mut self, i: usize, f: impl FnOnce(&mut Slot<H>)) {
+        if let Some(s) = self.slots[i].as_mut() {
+            f(s);
+        }
     }
 
-    /// Counter and control register addresses of slot `s`.
-    fn addrs(&self, s: &Slot<H>) -> (u32, Option<u32>) {
+    /// The `PERFEVTSEL` of generic counter `c`.
+    fn evtsel(&self, c: u8) -> u32 {
+        PerfEvtSel::addr(self.unit, self.box_idx, u32::from(c))
+    }
+
+    /// The counter slot `s` counts on, and its control register if it has one.
+    fn source(&self, s: &Slot<H>) -> (Source, Option<u32>) {
         match (s.target, s.ctr) {
-            (Target::Generic(_), Some(c)) => (
-                PerfCtr::addr(self.unit, self.box_idx, u32::from(c)),
-                Some(PerfEvtSel::addr(self.unit, self.box_idx, u32::from(c))),
+            (Target::Generic(_), c) => {
+                let c = u32::from(c.unwrap_or(0));
+                (
+                    Source::Generic(PerfCtr::addr(self.unit, self.box_idx, c)),
+                    Some(PerfEvtSel::addr(self.unit, self.box_idx, c)),
+                )
+            }
+            (Target::Fixed, _) => (
+                Source::Fixed(MSR_UNC_PERF_FIXED_CTR),
+                Some(MSR_UNC_PERF_FIXED_CTRL),
             ),
-            (Target::Generic(_), None) => (0, None),
-            (Target::Fixed, _) => (MSR_UNC_PERF_FIXED_CTR, Some(MSR_UNC_PERF_FIXED_CTRL)),
-            (Target::FreeRunning(i), _) => (IMC_COUNTERS[usize::from(i)].offset, None),
+            (Target::FreeRunning(i), _) => {
+                let offset = IMC_COUNTERS.get(usize::from(i)).map_or(0, |c| c.offset);
+                (Source::Imc(offset), None)
+            }
         }
     }
 
     /// What the control register of a live slot must hold.
-    fn expected_control(s: &Slot<H>) -> u64 {
-        match s.target {
+    fn expected_control(target: Target) -> u64 {
+        match target {
             Target::Generic(mut sel) => {
                 sel.set_en(true);
                 sel.into_raw()
@@ -188,106 +239,109 @@ impl<H: Copy + PartialEq> PmuBox<H> {
         }
     }
 
-    fn read_counter(&self, r: &mut impl Regs, s: &Slot<H>) -> Option<u64> {
-        let (ctr, _) = self.addrs(s);
-        match s.target {
-            Target::FreeRunning(_) => r.imc_read(ctr).map(u64::from),
-            _ => r.rdmsr(ctr),
-        }
-    }
-
-    /// Folds slot `i`'s progress since its last read into its count.
-    ///
-    /// The poll interval is half a counter's wrap time at its highest rate, so between two
-    /// reads it advances by less than half its range: a larger step means it was reset or
-    /// rewritten, not wrapped. So does one that went backwards while `suspect` (its control
-    /// register was found changed). Either is re-based and reported, counting what it shows
-    /// if that is plausible (a reset counter restarts from zero).
-    fn update(
-        &mut self,
-        r: &mut impl Regs,
+    /// Folds slot `i`'s progress on `src` into its event's count; whether the counter was
+    /// found reset.
+    fn fold<R: Regs, O: FnMut(H, u64)>(
+        &self,
+        cx: &mut Cx<'_, R, O>,
         i: usize,
+        src: Source,
         suspect: bool,
-        out: &mut impl FnMut(H, u64),
-    ) -> Option<Changed> {
-        let s = *self.slot(i);
-        let now = self.read_counter(r, &s)?;
-        let bound = 1u64 << (width_of(s.target) - 1);
-        let d = delta(s.prev, now, width_of(s.target));
-        let (d, changed) = if d > bound || (suspect && now < s.prev) {
-            let since_reset = if now <= bound { now } else { 0 };
-            (since_reset, Some(Changed(self.addrs(&s).0)))
-        } else {
-            (d, None)
+    ) -> bool {
+        let (Some(s), Some(f)) = (self.get(i), cx.tallies.fold(i, src, cx.regs, suspect)) else {
+            return false;
         };
-        self.slot_mut(i).prev = now;
-        if d != 0 {
-            out(s.ev, d);
+        if f.delta != 0 {
+            (cx.out)(s.ev, f.delta);
         }
-        changed
+        f.reset
     }
 
     /// Programs slot `i`'s counter and takes its baseline: it counts from now on.
-    fn hw_start(&mut self, r: &mut impl Regs, i: usize) {
-        let s = *self.slot(i);
-        // Baseline first: a generic counter does not move until enabled.
-        let prev = self.read_counter(r, &s).unwrap_or(0);
-        match s.target {
-            Target::Generic(_) => {
-                r.global_enable(false);
-                if let (_, Some(ctl)) = self.addrs(&s) {
-                    r.wrmsr(ctl, Self::expected_control(&s));
+    fn hw_start<R: Regs, O>(&mut self, cx: &mut Cx<'_, R, O>, i: usize) -> Result<(), Fault> {
+        let Some(s) = self.get(i) else {
+            return Ok(());
+        };
+        let (src, ctl) = self.source(&s);
+        match (s.target, ctl) {
+            (Target::Generic(_), Some(ctl)) => {
+                let c = s.ctr.unwrap_or(0);
+                cx.regs.global_enable(false);
+                // Baseline first: a generic counter does not move until enabled.
+                let base = cx.regs.rdmsr(src.addr()).unwrap_or(0);
+                if cx.regs.wrmsr(ctl, Self::expected_control(s.target)).is_err() {
+                    self.faulted |= 1 << c;
+                    return Err(Fault(ctl));
                 }
+                self.proven |= 1 << c;
                 self.live.msr += 1;
+                cx.tallies.start(i, src, base, cx.regs.now_ns());
             }
-            Target::Fixed => {
-                r.global_enable(false);
-                r.fixed_get();
+            (Target::Fixed, _) => {
+                cx.regs.global_enable(false);
+                cx.regs.fixed_get();
                 self.live.msr += 1;
+                self.begin(cx, i, src);
             }
-            Target::FreeRunning(_) => self.live.imc += 1,
+            _ => {
+                self.live.imc += 1;
+                self.begin(cx, i, src);
+            }
         }
-        let slot = self.slot_mut(i);
-        slot.prev = prev;
-        slot.live = true;
+        self.edit(i, |s| s.live = true);
+        Ok(())
+    }
+
+    /// Slot `i` counts on `src` from the counter's value now.
+    fn begin<R: Regs, O>(&self, cx: &mut Cx<'_, R, O>, i: usize, src: Source) {
+        let base = match src {
+            Source::Imc(a) => cx.regs.imc_read(a).map(u64::from),
+            Source::Generic(a) | Source::Fixed(a) => cx.regs.rdmsr(a),
+        };
+        cx.tallies
+            .start(i, src, base.unwrap_or(0), cx.regs.now_ns());
     }
 
     /// Stops slot `i`'s counter and folds its last counts.
-    fn hw_stop(&mut self, r: &mut impl Regs, i: usize, out: &mut impl FnMut(H, u64)) {
-        let s = *self.slot(i);
-        match s.target {
-            Target::Generic(_) => {
-                if let (_, Some(ctl)) = self.addrs(&s) {
-                    r.wrmsr(ctl, 0);
-                }
+    fn hw_stop<R: Regs, O: FnMut(H, u64)>(&mut self, cx: &mut Cx<'_, R, O>, i: usize) {
+        let Some(s) = self.get(i) else {
+            return;
+        };
+        match (s.target, self.source(&s).1) {
+            (Target::Generic(_), Some(ctl)) => {
+                // A fault here leaves a counter counting for nobody: harmless.
+                let _ = cx.regs.wrmsr(ctl, 0);
                 self.live.msr -= 1;
             }
-            Target::Fixed => {
-                r.fixed_put();
+            (Target::Fixed, _) => {
+                cx.regs.fixed_put();
                 self.live.msr -= 1;
             }
-            Target::FreeRunning(_) => self.live.imc -= 1,
+            _ => self.live.imc -= 1,
         }
         // Disabled first: nothing counts between this read and the counter's next user.
-        let _ = self.update(r, i, false, out);
-        self.slot_mut(i).live = false;
+        if let Some(src) = cx.tallies.stop(i) {
+            self.fold(cx, i, src, false);
+        }
+        self.edit(i, |s| s.live = false);
     }
 
-    /// The scheduler's request for an event on `target`.
+    /// The scheduler's request for an event on `target`, never on a faulted counter.
     fn request(&self, target: Target, current: Option<u8>) -> Option<Request> {
         match target {
             Target::Generic(sel) => Some(Request {
-                allowed: self.unit.allowed_counters(sel.evt_sel()),
+                allowed: self.unit.allowed_counters(sel.evt_sel()) & !self.faulted,
                 current,
             }),
             _ => None,
         }
     }
 
-    /// Assigns counters to the held (not parked) generic slots, plus one more event on
-    /// `extra` if given; `None` if they do not fit. Returns the slot indices (`usize::MAX` for
-    /// `extra`), their counters and how many there are. Live slots keep their counter where
-    /// the constraints allow.
+    /// Assigns counters to the held generic slots, plus one more event on `extra` if given;
+    /// `None` if they do not fit. Returns the slot indices (`usize::MAX` for `extra`), their
+    /// counters and how many there are. Live slots keep their counter where the constraints
+    /// allow.
+    #[allow(clippy::type_complexity)]
     fn assignment(
         &self,
         extra: Option<Target>,
@@ -303,7 +357,7 @@ impl<H: Copy + PartialEq> PmuBox<H> {
         let mut who = [usize::MAX; sched::MAX_COUNTERS];
         let mut n = 0;
         let held = self.slots.iter().enumerate().filter_map(|(i, s)| {
-            let s = s.filter(|s| !s.parked)?;
+            let s = (*s)?;
             let req = self.request(s.target, if s.live { s.ctr } else { None })?;
             Some((i, req))
         });
@@ -323,128 +377,132 @@ impl<H: Copy + PartialEq> PmuBox<H> {
             .then_some((who, out, n))
     }
 
-    /// Whether an event on `target` fits beside the events held (fixed and free-running
-    /// counters are shared: always).
-    fn fits(&self, target: Target) -> bool {
-        self.assignment(Some(target)).is_some()
-    }
-
-    /// Brings the hardware in line with the box: stops parked events, gives every generic
-    /// event a counter (live ones stay where they are unless a constraint forces a move) and
-    /// starts every event perf wants running. Only what changed touches a register.
-    fn reconcile(&mut self, r: &mut impl Regs, out: &mut impl FnMut(H, u64)) {
+    /// Brings the hardware in line with the box: stops the counters `del`s parked, gives every
+    /// generic event a counter (live ones stay where they are unless a constraint forces a
+    /// move) and starts every event perf wants running. Only what changed touches a register.
+    fn reconcile<R: Regs, O: FnMut(H, u64)>(&mut self, cx: &mut Cx<'_, R, O>) -> Option<Note> {
         self.dirty = false;
-        for i in 0..MAX_BOX_EVENTS {
-            if self.slots[i].is_some_and(|s| s.parked) {
-                if self.slot(i).live {
-                    self.hw_stop(r, i, out);
-                }
-                self.slots[i] = None;
-            }
-        }
-        // `add` admits only events that fit, so an assignment exists.
-        let Some((who, ctrs, n)) = self.assignment(None) else {
-            return;
-        };
+        self.unpark(cx);
+        let (who, ctrs, n) = self.assignment(None)?;
         // Events perf stopped: stop, keeping the count.
         for i in 0..MAX_BOX_EVENTS {
             if self.slots[i].is_some_and(|s| s.live && !s.run) {
-                self.hw_stop(r, i, out);
+                self.hw_stop(cx, i);
             }
         }
         for k in 0..n {
             let i = who[k];
-            if self.slot(i).ctr != Some(ctrs[k]) {
-                if self.slot(i).live {
-                    self.hw_stop(r, i, out);
+            if self.get(i).is_some_and(|s| s.ctr != Some(ctrs[k])) {
+                if self.get(i).is_some_and(|s| s.live) {
+                    self.hw_stop(cx, i);
                 }
-                self.slot_mut(i).ctr = Some(ctrs[k]);
+                self.edit(i, |s| s.ctr = Some(ctrs[k]));
             }
         }
+        let mut note = None;
         for i in 0..MAX_BOX_EVENTS {
             if self.slots[i].is_some_and(|s| s.run && !s.live) {
-                self.hw_start(r, i);
+                if let Err(f) = self.hw_start(cx, i) {
+                    note = note.or(Some(Note::Faulted(f.0)));
+                }
             }
         }
+        note
     }
 
     /// Perf schedules `ev` (on `target`) onto the box, running if `start`.
-    pub(crate) fn add(
+    pub(crate) fn add<R: Regs, O: FnMut(H, u64)>(
         &mut self,
-        r: &mut impl Regs,
-        out: &mut impl FnMut(H, u64),
+        cx: &mut Cx<'_, R, O>,
         ev: H,
         target: Target,
         start: bool,
-    ) -> Result<(), Busy> {
-        if let Some(i) = self.find(ev) {
-            if !self.slot(i).parked {
-                return Err(Busy);
-            }
-            // A parked event comes back with its counter still running, if it still fits
-            // beside the events added since.
-            self.slot_mut(i).parked = false;
-            if self.assignment(None).is_none() {
-                self.slot_mut(i).parked = true;
-                return Err(Busy);
-            }
-            self.slot_mut(i).run = start;
-        } else {
-            let free = self.slots.iter().position(Option::is_none).ok_or(Busy)?;
-            if !self.fits(target) {
-                return Err(Busy);
-            }
-            self.slots[free] = Some(Slot {
-                ev,
-                target,
-                ctr: None,
-                live: false,
-                run: start,
-                parked: false,
-                prev: 0,
-            });
+    ) -> Result<(), AddError> {
+        if self.find(ev).is_some() {
+            return Err(AddError::Busy);
         }
+        let free = self
+            .slots
+            .iter()
+            .position(Option::is_none)
+            .ok_or(AddError::Busy)?;
+        if let Some(r) = self.request(target, None) {
+            if r.allowed == 0 {
+                // Every counter the event may use faulted: it can never count here.
+                return Err(AddError::Fault(self.evtsel(self.faulted.trailing_zeros() as u8)));
+            }
+        }
+        if self.assignment(Some(target)).is_none() {
+            return Err(AddError::Busy);
+        }
+        self.slots[free] = Some(Slot {
+            ev,
+            target,
+            ctr: None,
+            live: false,
+            run: start,
+        });
+        cx.tallies.claim(free, ev);
         self.dirty = true;
-        if self.disabled == 0 {
-            self.reconcile(r, out);
-        }
-        Ok(())
+        let res = if start && self.adopt(cx, free) {
+            Ok(())
+        } else if self.disabled == 0 {
+            match self.reconcile(cx) {
+                Some(Note::Faulted(a)) if start && !self.slots[free].is_some_and(|s| s.live) => {
+                    Err(Fault(a))
+                }
+                _ => Ok(()),
+            }
+        } else {
+            self.program_early(cx, free)
+        };
+        res.map_err(|Fault(a)| {
+            // Refused: the box forgets the event.
+            cx.tallies.release(free);
+            self.slots[free] = None;
+            AddError::Fault(a)
+        })
     }
 
-    /// Perf takes `ev` off the box; its last counts are folded (now, or at `enable`).
-    pub(crate) fn del(&mut self, r: &mut impl Regs, out: &mut impl FnMut(H, u64), ev: H) {
+    /// Perf takes `ev` off the box. Its last counts are folded before this returns; inside a
+    /// disabled section its counter's programming is kept for an `add` of the same event.
+    pub(crate) fn del<R: Regs, O: FnMut(H, u64)>(&mut self, cx: &mut Cx<'_, R, O>, ev: H) {
         let Some(i) = self.find(ev) else {
             return;
         };
-        if !self.slot(i).live {
-            self.slots[i] = None;
-        } else if self.disabled > 0 {
-            let s = self.slot_mut(i);
-            s.parked = true;
-            s.run = false;
-        } else {
-            self.hw_stop(r, i, out);
-            self.slots[i] = None;
+        if self.get(i).is_some_and(|s| s.live) {
+            if self.disabled > 0 {
+                self.park(cx, i);
+            } else {
+                self.hw_stop(cx, i);
+            }
         }
+        cx.tallies.release(i);
+        self.slots[i] = None;
     }
 
     /// Perf (re)starts `ev`.
-    pub(crate) fn start(&mut self, r: &mut impl Regs, out: &mut impl FnMut(H, u64), ev: H) {
-        if let Some(i) = self.find(ev) {
-            self.slot_mut(i).run = true;
-            self.dirty = true;
-            if self.disabled == 0 {
-                self.reconcile(r, out);
-            }
+    pub(crate) fn start<R: Regs, O: FnMut(H, u64)>(
+        &mut self,
+        cx: &mut Cx<'_, R, O>,
+        ev: H,
+    ) -> Option<Note> {
+        let i = self.find(ev)?;
+        self.edit(i, |s| s.run = true);
+        self.dirty = true;
+        if self.disabled == 0 {
+            self.reconcile(cx)
+        } else {
+            None
         }
     }
 
     /// Perf stops `ev`: its counter stops and its counts are folded.
-    pub(crate) fn stop(&mut self, r: &mut impl Regs, out: &mut impl FnMut(H, u64), ev: H) {
+    pub(crate) fn stop<R: Regs, O: FnMut(H, u64)>(&mut self, cx: &mut Cx<'_, R, O>, ev: H) {
         if let Some(i) = self.find(ev) {
-            self.slot_mut(i).run = false;
-            if self.slot(i).live {
-                self.hw_stop(r, i, out);
+            self.edit(i, |s| s.run = false);
+            if self.get(i).is_some_and(|s| s.live) {
+                self.hw_stop(cx, i);
             }
         }
     }
@@ -455,10 +513,15 @@ impl<H: Copy + PartialEq> PmuBox<H> {
     }
 
     /// That CPU is done: the last one out programs what changed.
-    pub(crate) fn enable(&mut self, r: &mut impl Regs, out: &mut impl FnMut(H, u64)) {
+    pub(crate) fn enable<R: Regs, O: FnMut(H, u64)>(
+        &mut self,
+        cx: &mut Cx<'_, R, O>,
+    ) -> Option<Note> {
         self.disabled = self.disabled.saturating_sub(1);
-        if self.disabled == 0 && (self.dirty || self.slots.iter().flatten().any(|s| s.parked)) {
-            self.reconcile(r, out);
+        if self.disabled == 0 && (self.dirty || self.any_parked()) {
+            self.reconcile(cx)
+        } else {
+            None
         }
     }
 }

@@ -85,6 +85,8 @@ pub(crate) struct Unit {
     pub(crate) formats: &'static [Format],
     /// `events/` files.
     pub(crate) events: &'static [NamedEvent],
+    /// Most a counter of the unit advances per second: a larger step is a reset.
+    pub(crate) max_rate: u64,
     /// Poll interval of the generic counters (or the free-running ones), in ms.
     pub(crate) poll_ms: u64,
 }
@@ -134,6 +136,7 @@ pub(crate) const CBOX: Unit = Unit {
     formats: EVTSEL_FORMATS,
     events: CBOX_EVENTS,
     // CBo events increment at most once per UCLK cycle.
+    max_rate: MAX_UCLK_HZ,
     poll_ms: poll_interval_ms(PERFCTR_WIDTH, MAX_UCLK_HZ),
 };
 
@@ -159,6 +162,7 @@ pub(crate) const ARB: Unit = Unit {
     ],
     formats: EVTSEL_FORMATS,
     events: ARB_EVENTS,
+    max_rate: MAX_UCLK_HZ * MAX_ARB_INC_PER_CYCLE,
     poll_ms: poll_interval_ms(PERFCTR_WIDTH, MAX_UCLK_HZ * MAX_ARB_INC_PER_CYCLE),
 };
 
@@ -173,6 +177,7 @@ pub(crate) const CLOCK: Unit = Unit {
     constraints: &[],
     formats: &[FMT_EVENT],
     events: &[CLOCKTICKS],
+    max_rate: MAX_UCLK_HZ,
     poll_ms: poll_interval_ms(FIXED_CTR_WIDTH, MAX_UCLK_HZ),
 };
 
@@ -188,6 +193,7 @@ pub(crate) const IMC: Unit = Unit {
     // likwid adds a umask only when `format/umask` exists: the IMC must export `event` alone.
     formats: &[FMT_EVENT],
     events: IMC_EVENTS,
+    max_rate: MAX_DRAM_LINES_PER_S,
     poll_ms: poll_interval_ms(IMC_CTR_WIDTH, MAX_DRAM_LINES_PER_S),
 };
 
@@ -271,10 +277,10 @@ mod tests {
     #[test]
     fn poll_intervals() {
         // 44 bits at 64 x 5 GHz wrap in 54.9 s; IMC 32 bits at 1.6e9/s in 2.68 s.
-        assert_eq!(ARB.poll_ms, 27_487);
-        assert_eq!(IMC.poll_ms, 1_342);
-        assert_eq!(CBOX.poll_ms, 1_759_218);
-        assert_eq!(CLOCK.poll_ms, 28_147_497);
+        assert_eq!(ARB.poll_ms, 13_743);
+        assert_eq!(IMC.poll_ms, 671);
+        assert_eq!(CBOX.poll_ms, 879_609);
+        assert_eq!(CLOCK.poll_ms, 14_073_748);
     }
 
     /// The `format/` files, exactly as sysfs shows them (selftests/sysfs-4cbox.expected).

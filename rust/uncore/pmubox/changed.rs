@@ -1,17 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The one log line for a register found changed: its name as the manual prints it.
+//! The one log line for a register found changed, or faulting: its name as the manual prints
+//! it.
 
-use super::Changed;
+use super::Note;
 use crate::uncore::regs::{
     PerfCtr, PerfEvtSel, IMC_COUNTERS, MSR_UNC_PERF_FIXED_CTR, MSR_UNC_PERF_FIXED_CTRL,
     MSR_UNC_PERF_GLOBAL_CTRL,
 };
 use crate::uncore::units::{UnitKind, ARB, CBOX, MAX_CBOX};
 
-impl crate::uncore::Describe for Changed {
-    /// Names the register as the manual does.
+impl crate::uncore::Describe for Note {
     fn describe(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let (Self::Changed(a) | Self::Faulted(a)) = *self;
+        write!(f, "{}", RegName(a))?;
+        match self {
+            Self::Changed(_) => write!(
+                f,
+                " ({a:#x}) was reset or changed by someone else (a suspend, or another tool \
+                 writing the uncore registers): programmed again, counts continue"
+            ),
+            Self::Faulted(_) => write!(
+                f,
+                " ({a:#x}) faulted when written (absent on this part, or refused by a \
+                 hypervisor): its counter is not used; events that need it get EIO"
+            ),
+        }
+    }
+}
+
+/// A register's name as the manual prints it.
+struct RegName(u32);
+
+impl core::fmt::Display for RegName {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let a = self.0;
         match a {
             MSR_UNC_PERF_GLOBAL_CTRL => write!(f, "MSR_UNC_PERF_GLOBAL_CTRL")?,
@@ -43,11 +65,7 @@ impl crate::uncore::Describe for Changed {
                 }
             }
         }
-        write!(
-            f,
-            " ({a:#x}) was reset or changed by someone else (a suspend, or another tool \
-             writing the uncore registers): programmed again, counts continue"
-        )
+        Ok(())
     }
 }
 

@@ -1,114 +1,96 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! What a box does when its registers were lost or changed behind its back: S3 resets the
-//! uncore, and other tools (pcm, likwid in direct mode, `wrmsr`) write the same MSRs.
+//! uncore, and other tools (pcm, likwid in direct mode, `wrmsr`) write the same MSRs. Reads
+//! cost one access and check nothing: the package timer runs [`PmuBox::check`] once a second
+//! and [`PmuBox::poll`] before any counter can wrap.
 
-use super::{Changed, PmuBox, Regs, MAX_BOX_EVENTS};
-use crate::uncore::regs::MSR_UNC_PERF_GLOBAL_CTRL;
+use super::{Cx, Note, PmuBox, Regs, MAX_BOX_EVENTS};
+use crate::uncore::tally::Handle;
 
-impl<H: Copy + PartialEq> PmuBox<H> {
-    /// A read(2): folds `ev`'s counts. For an MSR counter it also reads
-    /// `MSR_UNC_PERF_GLOBAL_CTRL`, which a reset (S3) or another tool clears, and repairs the
-    /// box when it is clear: two accesses. A counter another tool rewrote shows as a step
-    /// larger than it can take (see `update`); a `PERFEVTSEL` rewritten to another event is
-    /// the watchdog's to find, within a second.
-    pub(crate) fn read(
-        &mut self,
-        r: &mut impl Regs,
-        out: &mut impl FnMut(H, u64),
-        ev: H,
-    ) -> Option<Changed> {
-        let i = self.find(ev).filter(|&i| self.slot(i).live)?;
-        let s = *self.slot(i);
-        if self.addrs(&s).1.is_some() && r.global_enable(true) {
-            // Cleared: by a reset too, which took the control registers with it.
-            let _ = self.check(r, out);
-            return Some(Changed(MSR_UNC_PERF_GLOBAL_CTRL));
-        }
-        self.update(r, i, false, out)
+impl<H: Handle> PmuBox<H> {
+    /// Whether the counters are due for their wrap poll at `now_ns` (a quarter of their
+    /// shortest wrap time since the last one).
+    pub(crate) fn poll_due(&self, now_ns: u64) -> bool {
+        now_ns.saturating_sub(self.polled_at) >= self.unit.poll_ms * 1_000_000
     }
 
-    /// The wrap poll: folds every live counter.
-    pub(crate) fn poll(
-        &mut self,
-        r: &mut impl Regs,
-        out: &mut impl FnMut(H, u64),
-    ) -> Option<Changed> {
-        let mut changed = None;
+    /// The wrap poll: folds every live counter. IMC counters step modulo 2^32 (read-only:
+    /// only a power transition resets them); an MSR counter that stepped further than its
+    /// top rate allows since its last fold was reset, and is reported.
+    pub(crate) fn poll<R: Regs, O: FnMut(H, u64)>(&mut self, cx: &mut Cx<'_, R, O>) -> Option<Note> {
+        self.polled_at = cx.regs.now_ns();
+        let mut note = None;
         for i in 0..MAX_BOX_EVENTS {
-            if self.slots[i].is_some_and(|s| s.live) {
-                changed = changed.or(self.update(r, i, false, out));
+            let Some(src) = cx.tallies.source(i) else {
+                continue;
+            };
+            if self.fold(cx, i, src, false) {
+                note = note.or(Some(Note::Changed(src.addr())));
             }
         }
-        changed
+        note
     }
 
     /// The watchdog: compares every live event's control register with what the driver
     /// wrote. Events whose register someone else changed keep what their counter plausibly
     /// counted up to now, are programmed again and re-based; the others keep counting
-    /// untouched. Returns the first register found changed.
-    pub(crate) fn check(
-        &mut self,
-        r: &mut impl Regs,
-        out: &mut impl FnMut(H, u64),
-    ) -> Option<Changed> {
+    /// untouched. Returns the first register found changed, or reset by a read's judgement.
+    pub(crate) fn check<R: Regs, O: FnMut(H, u64)>(&mut self, cx: &mut Cx<'_, R, O>) -> Option<Note> {
+        let mut note = None;
         // First find every changed slot: the fixed counter's control is shared by its events.
-        let mut changed = None;
         let mut bad = 0u32;
         for i in 0..MAX_BOX_EVENTS {
-            let Some(s) = self.slots[i].filter(|s| s.live) else {
+            if let Some(a) = cx.tallies.take_reset_seen(i) {
+                note = note.or(Some(Note::Changed(a)));
+            }
+            let Some(s) = self.get(i).filter(|s| s.live) else {
                 continue;
             };
-            if let (_, Some(ctl)) = self.addrs(&s) {
-                if r.rdmsr(ctl) != Some(Self::expected_control(&s)) {
-                    changed = changed.or(Some(Changed(ctl)));
+            if let (_, Some(ctl)) = self.source(&s) {
+                if cx.regs.rdmsr(ctl) != Some(Self::expected_control(s.target)) {
+                    note = note.or(Some(Note::Changed(ctl)));
                     bad |= 1 << i;
                 }
             }
         }
         if bad != 0 {
             // The global enable may be gone too (a reset clears everything).
-            r.global_enable(true);
+            cx.regs.global_enable(true);
         }
         for i in (0..MAX_BOX_EVENTS).filter(|i| bad & (1 << i) != 0) {
-            let s = *self.slot(i);
+            let Some(s) = self.get(i) else {
+                continue;
+            };
+            let (src, ctl) = self.source(&s);
             // Fold what the counter plausibly counted for us before the change.
-            let _ = self.update(r, i, true, out);
-            if let (_, Some(ctl)) = self.addrs(&s) {
-                r.wrmsr(ctl, Self::expected_control(&s));
+            self.fold(cx, i, src, true);
+            if let Some(ctl) = ctl {
+                let _ = cx.regs.wrmsr(ctl, Self::expected_control(s.target));
             }
-            self.rebase(r, i);
+            cx.tallies.rebase(i, src, cx.regs);
         }
-        changed
-    }
-
-    /// Takes a new baseline for slot `i`: its count continues from the counter's value now.
-    fn rebase(&mut self, r: &mut impl Regs, i: usize) {
-        let s = *self.slot(i);
-        self.slot_mut(i).prev = self.read_counter(r, &s).unwrap_or(0);
+        note
     }
 
     /// Before the package loses its registers (suspend): folds every live counter.
-    pub(crate) fn suspend(
-        &mut self,
-        r: &mut impl Regs,
-        out: &mut impl FnMut(H, u64),
-    ) -> Option<Changed> {
-        self.poll(r, out)
+    pub(crate) fn suspend<R: Regs, O: FnMut(H, u64)>(&mut self, cx: &mut Cx<'_, R, O>) -> Option<Note> {
+        self.poll(cx)
     }
 
     /// After the package lost its registers (resume): programs every live event again and
     /// takes new baselines; the counts folded at `suspend` continue from there.
-    pub(crate) fn resume(&mut self, r: &mut impl Regs) {
+    pub(crate) fn resume<R: Regs, O>(&mut self, cx: &mut Cx<'_, R, O>) {
         for i in 0..MAX_BOX_EVENTS {
-            let Some(s) = self.slots[i].filter(|s| s.live) else {
+            let Some(s) = self.get(i).filter(|s| s.live) else {
                 continue;
             };
-            if let (_, Some(ctl)) = self.addrs(&s) {
-                r.global_enable(true);
-                r.wrmsr(ctl, Self::expected_control(&s));
+            let (src, ctl) = self.source(&s);
+            if let Some(ctl) = ctl {
+                cx.regs.global_enable(true);
+                let _ = cx.regs.wrmsr(ctl, Self::expected_control(s.target));
             }
-            self.rebase(r, i);
+            cx.tallies.rebase(i, src, cx.regs);
         }
     }
 }
