@@ -26,7 +26,7 @@ use crate::uncore::{
 pub(crate) use log::Why;
 /// Package timer runs since load, for the simulator's statistics (wakeups per second).
 #[cfg(skl_sim)]
-pub(crate) use package::timer_runs as polls;
+pub(crate) use package::{hold_timers, timer_runs as polls};
 use package::{BoxState, Package, PackageExt};
 use pmu::{PmuName, UncorePmu};
 

@@ -11,6 +11,8 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/cpumask.h>
+#include <linux/gfp.h>
+#include <linux/perf_event.h>
 #include <linux/spinlock.h>
 #include <linux/syscore_ops.h>
 #include <linux/topology.h>
@@ -211,6 +213,56 @@ int skl_glue_intel_uncore_config(void)
 	if (IS_MODULE(CONFIG_PERF_EVENTS_INTEL_UNCORE))
 		return 'm';
 	return 'n';
+}
+
+/*
+ * perf keeps one CPU per package in the cpumask of a PERF_PMU_SCOPE_PKG PMU (the one its
+ * cpumask file shows), and when that CPU goes offline it moves the PMU's events from its
+ * context to the package's next CPU. Events placed on that CPU therefore all share one
+ * context, where perf rotates them fairly, and follow it. perf does not export the mask; its
+ * "cpumask" device attribute on the event_source bus prints it, so ask that attribute.
+ */
+int skl_glue_pmu_scope_cpu(struct pmu *pmu, int cpu)
+{
+	const struct attribute_group **groups;
+	struct device_attribute *cpumask_attr = NULL;
+	cpumask_var_t mask;
+	unsigned int target;
+	char *buf;
+	int ret = -ENODEV;
+
+	if (!pmu->dev || !pmu->dev->bus || cpu < 0 || cpu >= nr_cpu_ids)
+		return -ENODEV;
+	for (groups = pmu->dev->bus->dev_groups; groups && *groups && !cpumask_attr; groups++) {
+		struct attribute **a;
+
+		for (a = (*groups)->attrs; a && *a; a++) {
+			if (!strcmp((*a)->name, "cpumask")) {
+				cpumask_attr = container_of(*a, struct device_attribute, attr);
+				break;
+			}
+		}
+	}
+	if (!cpumask_attr || !cpumask_attr->show)
+		return -ENODEV;
+	buf = (char *)get_zeroed_page(GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (!zalloc_cpumask_var(&mask, GFP_KERNEL)) {
+		free_page((unsigned long)buf);
+		return -ENOMEM;
+	}
+	if (cpumask_attr->show(pmu->dev, cpumask_attr, buf) > 0) {
+		strim(buf);
+		if (!cpulist_parse(buf, mask)) {
+			target = cpumask_any_and(mask, topology_core_cpumask(cpu));
+			if (target < nr_cpu_ids)
+				ret = target;
+		}
+	}
+	free_cpumask_var(mask);
+	free_page((unsigned long)buf);
+	return ret;
 }
 
 /* Refuses to load intel_uncore while it would register PMU names we hold: its

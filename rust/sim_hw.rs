@@ -11,7 +11,8 @@
 //! - `fault` (write): what the world does behind the driver's back, in every package:
 //!   `reset` puts every register to its power-on value, as after S3 ([`SimUncore::reset`]);
 //!   `wrmsr ADDR VALUE` is another tool's WRMSR ([`SimUncore::foreign_wrmsr`]), not counted
-//!   as the driver's access. A write the hardware refuses (#GP) fails with `EIO`.
+//!   as the driver's access. A write the hardware refuses (#GP) fails with `EIO`. `late MS`
+//!   holds every package timer off for MS milliseconds (a late poll).
 //!
 //! UNIT is cbox, arb, clock or imc. COUNTER is the generic counter (cbox, arb; for `rate`
 //! 0 means the whole box), 0 for the clock, and the event code 1..5 for the IMC. Numbers are
@@ -297,13 +298,17 @@ fn write_rate(hw: &Arc<SimHw>, reader: &mut UserSliceReader) -> Result {
 }
 
 fn write_fault(hw: &Arc<SimHw>, reader: &mut UserSliceReader) -> Result {
-    const USAGE: &str = "reset' or 'wrmsr ADDR VALUE";
+    const USAGE: &str = "reset', 'wrmsr ADDR VALUE' or 'late MS";
     let mut buf = [0u8; 96];
     match parse_fault(read_line("fault", reader, &mut buf)?)
         .map_err(|e| refused("fault", e, USAGE))?
     {
         FaultCmd::Reset => {
             hw.reset_all();
+            Ok(())
+        }
+        FaultCmd::Late { ms } => {
+            crate::engine::hold_timers(ms);
             Ok(())
         }
         FaultCmd::Wrmsr { msr, value } => hw.foreign_wrmsr(msr, value).map_err(|f| {

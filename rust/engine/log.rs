@@ -9,7 +9,7 @@ use kernel::{
 };
 
 use crate::kabi::platform;
-use crate::uncore::{pmubox::Changed, Describe};
+use crate::uncore::{pmubox::Note, Describe};
 
 /// Prints a [`Describe`] with the kernel's `fmt!`.
 pub(crate) struct Why<T: Describe>(pub(crate) T);
@@ -59,9 +59,10 @@ pub(super) fn refuse(
     err
 }
 
-/// Logs (at most once a second) that a register was found changed and was repaired.
-pub(super) fn changed(pkg: u32, c: Changed) {
+/// Logs (at most once a second) that a register was found changed and was repaired, or that
+/// it faulted.
+pub(super) fn note(pkg: u32, n: Note) {
     if CHANGES.allow(1) {
-        pr_warn!("package {}: {}\n", pkg, Why(c));
+        pr_warn!("package {}: {}\n", pkg, Why(n));
     }
 }

@@ -24,18 +24,22 @@ use kernel::{
 use super::{log, Hw};
 use crate::kabi::{
     lock::RawSpinLock,
-    perf::EventRef,
+    perf::{Event, EventRef},
     platform,
     poller::{PackageWork, Poller},
 };
 use crate::uncore::{
-    pmubox::{Changed, PmuBox, Regs},
+    pmubox::{Cx, Fault, Note, PmuBox, Regs},
     regs::{FixedCtrl, GlobalCtrl, MSR_UNC_PERF_FIXED_CTRL, MSR_UNC_PERF_GLOBAL_CTRL},
-    units::Unit,
+    tally::{Handle, Tallies},
+    units::{Unit, IMC},
 };
 
 /// The watchdog's period: registers changed behind our back are found within it.
 const TICK: Delta = Delta::from_millis(1000);
+/// The period while an IMC event is live: a quarter of the IMC counters' wrap time at the top
+/// DRAM rate, so a timer three periods late still reads them before they lap.
+const IMC_TICK: Delta = Delta::from_millis(IMC.poll_ms as i64);
 /// Retry delay of a tick that found a box busy.
 const RETRY: Delta = Delta::from_micros(200);
 
@@ -44,8 +48,8 @@ const RETRY: Delta = Delta::from_micros(200);
 pub(crate) struct BoxState {
     #[pin]
     inner: RawSpinLock<PmuBox<EventRef>>,
-    /// Ticks between wrap polls: the unit's poll interval, in whole ticks.
-    poll_ticks: u64,
+    /// What reads reach without the lock.
+    tallies: Tallies,
 }
 
 impl BoxState {
@@ -57,7 +61,7 @@ impl BoxState {
                     c"skl_uncore_box",
                     static_lock_class!()
                 ),
-                poll_ticks: (unit.poll_ms / 1000).max(1),
+                tallies: Tallies::new(unit.max_rate),
             }),
             GFP_KERNEL,
         )
@@ -76,8 +80,6 @@ pub(crate) struct PkgState {
     /// Live events on the fixed counter (uncore_clock and uncore_cbox_0 clockticks).
     fixed_users: Atomic<i32>,
     boxes: KVec<Arc<BoxState>>,
-    /// Completed timer runs.
-    ticks: Atomic<u64>,
 }
 
 /// [`Regs`] over a package's hardware, from a CPU of that package.
@@ -88,12 +90,16 @@ impl Regs for PkgRegs<'_> {
         self.0.hw.rdmsr(msr).ok()
     }
 
-    fn wrmsr(&mut self, msr: u32, val: u64) {
-        let _ = self.0.hw.wrmsr(msr, val);
+    fn wrmsr(&mut self, msr: u32, val: u64) -> Result<(), Fault> {
+        self.0.hw.wrmsr(msr, val).map_err(|_| Fault(msr))
     }
 
     fn imc_read(&mut self, offset: u32) -> Option<u32> {
         self.0.hw.imc_read(offset).ok()
+    }
+
+    fn now_ns(&mut self) -> u64 {
+        platform::now_fast_ns()
     }
 
     fn global_enable(&mut self, check: bool) -> bool {
@@ -113,17 +119,17 @@ impl Regs for PkgRegs<'_> {
 
     fn fixed_get(&mut self) {
         if self.0.fixed_users.fetch_add(1, ordering::Full) == 0 {
-            self.wrmsr(MSR_UNC_PERF_FIXED_CTRL, fixed_on());
+            let _ = self.wrmsr(MSR_UNC_PERF_FIXED_CTRL, fixed_on());
         }
     }
 
     fn fixed_put(&mut self) {
         if self.0.fixed_users.fetch_sub(1, ordering::Full) == 1 {
-            self.wrmsr(MSR_UNC_PERF_FIXED_CTRL, 0);
+            let _ = self.wrmsr(MSR_UNC_PERF_FIXED_CTRL, 0);
             // A user that arrived meanwhile (another PMU) may have enabled it before our
             // write: make its enable stick.
             if self.0.fixed_users.load(ordering::Acquire) > 0 {
-                self.wrmsr(MSR_UNC_PERF_FIXED_CTRL, fixed_on());
+                let _ = self.wrmsr(MSR_UNC_PERF_FIXED_CTRL, fixed_on());
             }
         }
     }
@@ -133,13 +139,20 @@ fn fixed_on() -> u64 {
     FixedCtrl::DRIVER_VALUE.into_raw()
 }
 
-/// Where a box delivers folded counts.
-pub(super) type Sink = fn(EventRef, u64);
+impl Handle for EventRef {
+    fn key(self) -> usize {
+        EventRef::key(self)
+    }
+}
+
+/// The [`Cx`] of a box call: folded counts go to perf's events.
+pub(super) type BoxCx<'a, 'b> = Cx<'a, PkgRegs<'b>, fn(EventRef, u64)>;
 
 /// Delivers folded counts to perf's events.
 fn sink(ev: EventRef, delta: u64) {
     // SAFETY: A `PmuBox` holds an event only between perf's `add` and `del` (its invariant),
-    // and every box call runs under the box's lock, which `del` takes too: the event is alive.
+    // its folds deliver only to events it holds, and every box call runs under the box's
+    // lock, which `del` takes too: the event is alive.
     unsafe { ev.get() }.add_count(delta);
 }
 
@@ -155,7 +168,6 @@ pub(super) fn new_package(
         global_en: Atomic::new(0),
         fixed_users: Atomic::new(0),
         boxes,
-        ticks: Atomic::new(0),
     };
     Poller::new(state, TICK)
 }
@@ -175,12 +187,15 @@ impl PkgState {
 /// Package operations that also drive its timer.
 pub(super) trait PackageExt {
     /// Runs `f` on box `slot` under its lock, from a CPU of this package, then keeps the
-    /// timer in step with the live events and logs a register found changed.
+    /// timer in step with the live events and logs what `f` found.
     fn with_box<R>(
         &self,
         slot: usize,
-        f: impl FnOnce(&mut PmuBox<EventRef>, &mut PkgRegs<'_>, &mut Sink) -> (R, Option<Changed>),
+        f: impl FnOnce(&mut PmuBox<EventRef>, &mut BoxCx<'_, '_>) -> (R, Option<Note>),
     ) -> R;
+    /// A read(2), from any context and any CPU of the package, without the box's lock: one
+    /// counter access.
+    fn read(&self, slot: usize, ev: &Event);
     /// Before sleep (boot CPU, interrupts off): fold every box's counts.
     fn suspend(&self);
     /// After sleep: the registers are at power-on values; program every live event again.
@@ -191,26 +206,43 @@ impl PackageExt for Arc<Package> {
     fn with_box<R>(
         &self,
         slot: usize,
-        f: impl FnOnce(&mut PmuBox<EventRef>, &mut PkgRegs<'_>, &mut Sink) -> (R, Option<Changed>),
+        f: impl FnOnce(&mut PmuBox<EventRef>, &mut BoxCx<'_, '_>) -> (R, Option<Note>),
     ) -> R {
-        let mut b = self.boxes[slot].inner.lock();
+        let state = &self.boxes[slot];
+        let mut b = state.inner.lock();
         let before = b.live();
-        let (r, changed) = f(&mut b, &mut PkgRegs(self), &mut (sink as Sink));
+        let mut out: fn(EventRef, u64) = sink;
+        let mut regs = PkgRegs(self);
+        let mut cx = Cx {
+            tallies: &state.tallies,
+            regs: &mut regs,
+            out: &mut out,
+        };
+        let (r, note) = f(&mut b, &mut cx);
         let after = b.live();
         let delta = i64::from(after.msr + after.imc) - i64::from(before.msr + before.imc);
         if delta != 0 {
             self.track(delta);
         }
         drop(b);
-        if let Some(c) = changed {
-            log::changed(self.id, c);
+        if let Some(n) = note {
+            log::note(self.id, n);
         }
         r
     }
 
+    fn read(&self, slot: usize, ev: &Event) {
+        if let Some(d) = self.boxes[slot]
+            .tallies
+            .read(ev.handle(), &mut PkgRegs(self))
+        {
+            ev.add_count(d);
+        }
+    }
+
     fn suspend(&self) {
         for slot in 0..self.boxes.len() {
-            self.with_box(slot, |b, r, out| ((), b.suspend(r, out)));
+            self.with_box(slot, |b, cx| ((), b.suspend(cx)));
         }
     }
 
@@ -218,8 +250,8 @@ impl PackageExt for Arc<Package> {
         // Each box programs its live events again, the fixed counter's enable included.
         self.global_en.store(0, ordering::Relaxed);
         for slot in 0..self.boxes.len() {
-            self.with_box(slot, |b, r, _| {
-                b.resume(r);
+            self.with_box(slot, |b, cx| {
+                b.resume(cx);
                 ((), None)
             });
         }
@@ -228,6 +260,17 @@ impl PackageExt for Arc<Package> {
 
 /// Timer runs since load, for the simulator's statistics (wakeups per second).
 static TICKS: Atomic<u64> = Atomic::new(0);
+
+/// Until when (ns) the simulator holds every package timer off: a late poll, on demand.
+#[cfg(skl_sim)]
+static HELD_UNTIL: Atomic<u64> = Atomic::new(0);
+
+/// The simulator's `fault late MS`: package timers do nothing for `ms` milliseconds.
+#[cfg(skl_sim)]
+pub(crate) fn hold_timers(ms: u64) {
+    let until = platform::now_fast_ns().saturating_add(ms.saturating_mul(1_000_000));
+    HELD_UNTIL.store(until, ordering::Relaxed);
+}
 
 /// Package timer runs since the module loaded.
 #[cfg(skl_sim)]
@@ -244,40 +287,53 @@ impl PackageWork for PkgState {
         platform::online_cpu_in_package(self.id)
     }
 
-    /// Once a second while events are live: checks the shared controls and every live
-    /// event's control register, and polls the counters whose wrap time is near.
+    /// Once a second while events are live (every [`IMC_TICK`] while IMC events are):
+    /// checks the shared controls and every live event's control register, and polls the
+    /// counters whose wrap is near.
     fn run(&self) -> Option<Delta> {
         TICKS.add(1, ordering::Relaxed);
-        let tick = self.ticks.load(ordering::Relaxed) + 1;
+        let now = platform::now_fast_ns();
+        #[cfg(skl_sim)]
+        {
+            let held = HELD_UNTIL.load(ordering::Relaxed).saturating_sub(now);
+            if held > 0 {
+                return Some(Delta::from_nanos(held.min(i64::MAX as u64) as i64));
+            }
+        }
         let mut regs = PkgRegs(self);
-        let mut out: Sink = sink;
-        let mut changed = None;
-        let mut any_msr = false;
-        let mut busy = false;
+        let mut out: fn(EventRef, u64) = sink;
+        let mut note = None;
+        let (mut any_msr, mut any_imc, mut busy) = (false, false, false);
         for b in self.boxes.iter() {
             let Some(mut inner) = b.inner.try_lock() else {
                 // Busy (perhaps cancelling us): this box again shortly.
                 busy = true;
                 continue;
             };
-            if inner.live().msr > 0 {
+            let mut cx = Cx {
+                tallies: &b.tallies,
+                regs: &mut regs,
+                out: &mut out,
+            };
+            let live = inner.live();
+            if live.msr > 0 {
                 any_msr = true;
-                changed = changed.or(inner.check(&mut regs, &mut out));
+                note = note.or(inner.check(&mut cx));
             }
-            if tick % b.poll_ticks == 0 {
-                changed = changed.or(inner.poll(&mut regs, &mut out));
+            any_imc |= live.imc > 0;
+            if inner.poll_due(now) {
+                note = note.or(inner.poll(&mut cx));
             }
         }
         if any_msr && regs.global_enable(true) {
-            changed = changed.or(Some(Changed(MSR_UNC_PERF_GLOBAL_CTRL)));
+            note = note.or(Some(Note::Changed(MSR_UNC_PERF_GLOBAL_CTRL)));
         }
-        if let Some(c) = changed {
-            log::changed(self.id, c);
+        if let Some(n) = note {
+            log::note(self.id, n);
         }
         if busy {
             return Some(RETRY);
         }
-        self.ticks.store(tick, ordering::Relaxed);
-        Some(TICK)
+        Some(if any_imc { IMC_TICK } else { TICK })
     }
 }

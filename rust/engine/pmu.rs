@@ -16,7 +16,7 @@ use crate::kabi::{
 };
 use crate::uncore::{
     event::{decode, Target},
-    pmubox::MAX_BOX_EVENTS,
+    pmubox::{AddError, Note, MAX_BOX_EVENTS},
     sched::{self, Request},
     units::{Unit, UnitKind},
 };
@@ -88,7 +88,7 @@ impl UncorePmu {
         PmuName(self.unit, self.box_idx)
     }
 
-    /// The package of an event (perf's package scope keeps it on a CPU of that package).
+    /// The package of an event (on its package's scope CPU since `event_init`).
     fn package_of(&self, ev: &Event) -> &Arc<Package> {
         let cpu = CpuId::from_i32(ev.cpu()).unwrap_or_else(CpuId::current);
         self.engine.package(platform::cpu_package(cpu))
@@ -182,23 +182,36 @@ impl PmuOps for UncorePmu {
         if !ev.is_leader() {
             self.validate_group(ev)?;
         }
-        Ok(())
+        // Every event of a package in the one context perf moves at hotplug, whatever CPU
+        // the user named: there perf rotates them fairly over the box's counters.
+        ev.move_to_scope_cpu()
+            .map_err(|e| refuse(self.name(), e, "no CPU of the package in the PMU's cpumask"))
     }
 
     fn add(&self, ev: &Event, flags: u32) -> Result {
         let target = Target::from_raw(ev.hw_config());
         let start = flags & EF_START != 0;
         ev.set_state(if start { 0 } else { HES_STOPPED | HES_UPTODATE });
-        self.package_of(ev).with_box(self.slot, |b, r, out| {
-            // Busy: perf multiplexes it.
-            let res = b.add(r, out, ev.handle(), target, start).map_err(|_| EBUSY);
-            (res, None)
-        })
+        let pkg = self.package_of(ev);
+        let res = pkg.with_box(self.slot, |b, cx| {
+            match b.add(cx, ev.handle(), target, start) {
+                Ok(()) => (Ok(()), None),
+                // Perf multiplexes it.
+                Err(AddError::Busy) => (Err(EBUSY), None),
+                // Said once, when found; perf reports the error to the user.
+                Err(AddError::Fault(a)) => (Err(EIO), Some(Note::Faulted(a))),
+                Err(AddError::Faulted) => (Err(EIO), None),
+            }
+        });
+        if res.is_err() {
+            ev.set_state(HES_STOPPED | HES_UPTODATE);
+        }
+        res
     }
 
     fn del(&self, ev: &Event, _flags: u32) {
-        self.package_of(ev).with_box(self.slot, |b, r, out| {
-            b.del(r, out, ev.handle());
+        self.package_of(ev).with_box(self.slot, |b, cx| {
+            b.del(cx, ev.handle());
             ((), None)
         });
         ev.set_state(HES_STOPPED | HES_UPTODATE);
@@ -206,15 +219,13 @@ impl PmuOps for UncorePmu {
 
     fn start(&self, ev: &Event, _flags: u32) {
         ev.set_state(0);
-        self.package_of(ev).with_box(self.slot, |b, r, out| {
-            b.start(r, out, ev.handle());
-            ((), None)
-        });
+        self.package_of(ev)
+            .with_box(self.slot, |b, cx| ((), b.start(cx, ev.handle())));
     }
 
     fn stop(&self, ev: &Event, flags: u32) {
-        self.package_of(ev).with_box(self.slot, |b, r, out| {
-            b.stop(r, out, ev.handle());
+        self.package_of(ev).with_box(self.slot, |b, cx| {
+            b.stop(cx, ev.handle());
             ((), None)
         });
         let uptodate = if flags & EF_UPDATE != 0 {
@@ -226,21 +237,19 @@ impl PmuOps for UncorePmu {
     }
 
     fn read(&self, ev: &Event) {
-        self.package_of(ev)
-            .with_box(self.slot, |b, r, out| ((), b.read(r, out, ev.handle())));
+        self.package_of(ev).read(self.slot, ev);
     }
 
     fn pmu_disable(&self) {
-        self.engine.package_here().with_box(self.slot, |b, _, _| {
+        self.engine.package_here().with_box(self.slot, |b, _| {
             b.disable();
             ((), None)
         });
     }
 
     fn pmu_enable(&self) {
-        self.engine.package_here().with_box(self.slot, |b, r, out| {
-            b.enable(r, out);
-            ((), None)
-        });
+        self.engine
+            .package_here()
+            .with_box(self.slot, |b, cx| ((), b.enable(cx)));
     }
 }

@@ -17,6 +17,12 @@ pub(crate) fn now_ns() -> u64 {
     unsafe { kernel::bindings::ktime_get() as u64 }
 }
 
+/// Monotonic time in nanoseconds, safe in any context, NMI included (reads may run there).
+pub(crate) fn now_fast_ns() -> u64 {
+    // SAFETY: `ktime_get_mono_fast_ns` is NMI-safe and may be called from any context.
+    unsafe { kernel::bindings::ktime_get_mono_fast_ns() }
+}
+
 #[cfg(not(skl_sim))]
 /// Reads MSR `msr` on this CPU; `EIO` if it faults (absent, or refused by a hypervisor).
 pub(crate) fn rdmsr(msr: u32) -> Result<u64> {

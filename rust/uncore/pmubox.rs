@@ -79,8 +79,10 @@ pub(crate) enum Note {
 pub(crate) enum AddError {
     /// No counter free now: perf multiplexes it.
     Busy,
-    /// Its counter's control register faulted (now, or before: every counter it may use did).
+    /// Its counter's control register faulted, just now (for the one log line).
     Fault(u32),
+    /// Every counter it may use faulted before: it can never count here.
+    Faulted,
 }
 
 /// What a box works with besides itself: its lock-free tallies, the registers, and where folded
@@ -180,7 +182,8 @@ impl<H: Handle> PmuBox<H> {
     /// The generic counter `ev` holds, if any.
     #[cfg(test)]
     pub(crate) fn counter_of(&self, ev: H) -> Option<u8> {
-        self.find(ev).and_then(|i| self.slots[i].and_then(|s| s.ctr))
+        self.find(ev)
+            .and_then(|i| self.slots[i].and_then(|s| s.ctr))
     }
 
     fn find(&self, ev: H) -> Option<usize> {
@@ -269,7 +272,11 @@ impl<H: Handle> PmuBox<H> {
                 cx.regs.global_enable(false);
                 // Baseline first: a generic counter does not move until enabled.
                 let base = cx.regs.rdmsr(src.addr()).unwrap_or(0);
-                if cx.regs.wrmsr(ctl, Self::expected_control(s.target)).is_err() {
+                if cx
+                    .regs
+                    .wrmsr(ctl, Self::expected_control(s.target))
+                    .is_err()
+                {
                     self.faulted |= 1 << c;
                     return Err(Fault(ctl));
                 }
@@ -428,8 +435,7 @@ impl<H: Handle> PmuBox<H> {
             .ok_or(AddError::Busy)?;
         if let Some(r) = self.request(target, None) {
             if r.allowed == 0 {
-                // Every counter the event may use faulted: it can never count here.
-                return Err(AddError::Fault(self.evtsel(self.faulted.trailing_zeros() as u8)));
+                return Err(AddError::Faulted);
             }
         }
         if self.assignment(Some(target)).is_none() {

@@ -129,7 +129,10 @@ macro_rules! op {
         let r: &mut Rig = $r;
         let (counts, added) = (&mut r.counts, &r.added);
         let mut out = |ev: usize, d: u64| {
-            assert!(added[ev], "a count of {d} reached event {ev} outside add..del");
+            assert!(
+                added[ev],
+                "a count of {d} reached event {ev} outside add..del"
+            );
             counts[ev] += d;
         };
         let $cx = &mut Cx {
@@ -365,7 +368,10 @@ fn a_faulting_counter_is_an_error_once() {
     r.p.absent = Some(0x701);
     r.add(1, generic(0x8f34), true).unwrap();
     r.b.disable();
-    assert_eq!(r.add(2, generic(0x1134), false), Err(AddError::Fault(0x701)));
+    assert_eq!(
+        r.add(2, generic(0x1134), false),
+        Err(AddError::Fault(0x701))
+    );
     assert_eq!(r.enable(), None);
     assert_eq!(r.p.absent_tries, 1);
 }
@@ -377,7 +383,10 @@ fn suspend_resume_keeps_counting() {
     // One package: the IMC rig reads the clock rig's simulator.
     clk.add(1, Target::Fixed, true).unwrap();
     imc.add(2, Target::FreeRunning(0), true).unwrap();
-    for (rig, unit, ev, n) in [(&mut clk, UnitKind::Clock, 0xff, 500), (&mut imc, UnitKind::Imc, 1, 600)] {
+    for (rig, unit, ev, n) in [
+        (&mut clk, UnitKind::Clock, 0xff, 500),
+        (&mut imc, UnitKind::Imc, 1, 600),
+    ] {
         rig.p.inject(unit, 0, ev, 0, n);
         op!(rig, |b, cx| b.suspend(cx));
         rig.p.sim.reset(rig.p.now);

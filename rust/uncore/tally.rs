@@ -222,8 +222,7 @@ impl Tallies {
                 suspect,
             );
             // A stamp newer than `prev` can only pair with it here if the exchange fails.
-            if t
-                .prev
+            if t.prev
                 .compare_exchange(prev, now, Ordering::AcqRel, Ordering::Acquire)
                 .is_ok()
             {

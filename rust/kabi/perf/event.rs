@@ -3,6 +3,7 @@
 //! Perf events as a PMU's callbacks see them.
 
 use kernel::{
+    error::{to_result, Result},
     ffi::c_int,
     sync::atomic::{ordering, Atomic},
     types::Opaque,
@@ -137,6 +138,11 @@ pub(crate) struct EventRef(*mut sys::perf_event);
 unsafe impl Send for EventRef {}
 
 impl EventRef {
+    /// The event's identity: its address, never 0.
+    pub(crate) fn key(self) -> usize {
+        self.0 as usize
+    }
+
     /// The event.
     ///
     /// # Safety
@@ -202,6 +208,24 @@ impl InitEvent {
                 pos = (*pos).next;
             }
         }
+    }
+
+    /// Places a CPU event on the CPU of its package that perf's scope cpumask holds (the one
+    /// the PMU's `cpumask` file shows), whatever CPU the user named. Perf's package scope
+    /// checks that the package has such a CPU but leaves `cpu` as given, so without this the
+    /// events of one package sit in several CPUs' contexts, competing for the same counters
+    /// where perf cannot rotate them; there, they share one context and move together when
+    /// that CPU goes offline. `ENODEV` if the package has no CPU in the mask.
+    pub(crate) fn move_to_scope_cpu(&self) -> Result {
+        let raw = self.0.raw();
+        // SAFETY: In `event_init` the event is live and not installed anywhere: perf reads
+        // `cpu` to pick the context only after `event_init` returns. `pmu` is the event's
+        // registered PMU, whose `dev` perf created at registration.
+        let target = unsafe { sys::skl_glue_pmu_scope_cpu((*raw).pmu, (*raw).cpu) };
+        let target = to_result(target).map(|()| target)?;
+        // SAFETY: As above: nothing else reads or writes `cpu` before `event_init` returns.
+        unsafe { (*raw).cpu = target };
+        Ok(())
     }
 
     /// Whether `other` is on the same PMU.

@@ -122,7 +122,9 @@ impl<H: Handle> PmuBox<H> {
             self.hw_start(cx, i)
         } else if self.proven & (1 << c) == 0 {
             let evtsel = self.evtsel(c);
-            cx.regs.wrmsr(evtsel, 0).inspect_err(|_| self.faulted |= 1 << c)?;
+            cx.regs
+                .wrmsr(evtsel, 0)
+                .inspect_err(|_| self.faulted |= 1 << c)?;
             self.proven |= 1 << c;
             Ok(())
         } else {

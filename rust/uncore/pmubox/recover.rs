@@ -9,16 +9,20 @@ use super::{Cx, Note, PmuBox, Regs, MAX_BOX_EVENTS};
 use crate::uncore::tally::Handle;
 
 impl<H: Handle> PmuBox<H> {
-    /// Whether the counters are due for their wrap poll at `now_ns` (a quarter of their
-    /// shortest wrap time since the last one).
+    /// Whether the counters are due for their wrap poll at `now_ns`: a quarter of their
+    /// shortest wrap time since the last one, less an eighth for a timer whose period is that
+    /// interval (it fires a little after its expiry, the poll reads the clock a little later).
     pub(crate) fn poll_due(&self, now_ns: u64) -> bool {
-        now_ns.saturating_sub(self.polled_at) >= self.unit.poll_ms * 1_000_000
+        now_ns.saturating_sub(self.polled_at) >= self.unit.poll_ms * 1_000_000 / 8 * 7
     }
 
     /// The wrap poll: folds every live counter. IMC counters step modulo 2^32 (read-only:
     /// only a power transition resets them); an MSR counter that stepped further than its
     /// top rate allows since its last fold was reset, and is reported.
-    pub(crate) fn poll<R: Regs, O: FnMut(H, u64)>(&mut self, cx: &mut Cx<'_, R, O>) -> Option<Note> {
+    pub(crate) fn poll<R: Regs, O: FnMut(H, u64)>(
+        &mut self,
+        cx: &mut Cx<'_, R, O>,
+    ) -> Option<Note> {
         self.polled_at = cx.regs.now_ns();
         let mut note = None;
         for i in 0..MAX_BOX_EVENTS {
@@ -36,7 +40,10 @@ impl<H: Handle> PmuBox<H> {
     /// wrote. Events whose register someone else changed keep what their counter plausibly
     /// counted up to now, are programmed again and re-based; the others keep counting
     /// untouched. Returns the first register found changed, or reset by a read's judgement.
-    pub(crate) fn check<R: Regs, O: FnMut(H, u64)>(&mut self, cx: &mut Cx<'_, R, O>) -> Option<Note> {
+    pub(crate) fn check<R: Regs, O: FnMut(H, u64)>(
+        &mut self,
+        cx: &mut Cx<'_, R, O>,
+    ) -> Option<Note> {
         let mut note = None;
         // First find every changed slot: the fixed counter's control is shared by its events.
         let mut bad = 0u32;
@@ -74,7 +81,10 @@ impl<H: Handle> PmuBox<H> {
     }
 
     /// Before the package loses its registers (suspend): folds every live counter.
-    pub(crate) fn suspend<R: Regs, O: FnMut(H, u64)>(&mut self, cx: &mut Cx<'_, R, O>) -> Option<Note> {
+    pub(crate) fn suspend<R: Regs, O: FnMut(H, u64)>(
+        &mut self,
+        cx: &mut Cx<'_, R, O>,
+    ) -> Option<Note> {
         self.poll(cx)
     }
 

@@ -117,13 +117,23 @@ pub(crate) enum FaultCmd {
         /// The value written.
         value: u64,
     },
+    /// `late MS`: the package timers do nothing for MS milliseconds, as when interrupts stay
+    /// off, a box lock is busy or the system sits in suspend-to-idle.
+    Late {
+        /// How long.
+        ms: u64,
+    },
 }
 
-/// Parses a `fault` line: `reset` or `wrmsr ADDR VALUE` (numbers decimal or 0x hex).
+/// Parses a `fault` line: `reset`, `wrmsr ADDR VALUE` or `late MS` (numbers decimal or 0x
+/// hex).
 pub(crate) fn parse_fault(line: &str) -> Result<FaultCmd, ParseError> {
     let mut f = line.split_ascii_whitespace();
     let cmd = match f.next().ok_or(ParseError::FieldCount)? {
         "reset" => FaultCmd::Reset,
+        "late" => FaultCmd::Late {
+            ms: parse_num(f.next().ok_or(ParseError::FieldCount)?)?,
+        },
         "wrmsr" => {
             let msr = parse_num(f.next().ok_or(ParseError::FieldCount)?)?;
             let value = parse_num(f.next().ok_or(ParseError::FieldCount)?)?;
@@ -184,6 +194,8 @@ mod tests {
     #[test]
     fn fault_lines() {
         assert_eq!(parse_fault("reset\n"), Ok(FaultCmd::Reset));
+        assert_eq!(parse_fault("late 2000\n"), Ok(FaultCmd::Late { ms: 2000 }));
+        assert!(parse_fault("late").is_err());
         assert_eq!(parse_fault("  reset  "), Ok(FaultCmd::Reset));
         assert_eq!(
             parse_fault("wrmsr 0xe01 0\n"),
