@@ -14,6 +14,7 @@
 #include <linux/gfp.h>
 #include <linux/perf_event.h>
 #include <linux/spinlock.h>
+#include <linux/suspend.h>
 #include <linux/syscore_ops.h>
 #include <linux/topology.h>
 #include <asm/cpu_device_id.h>
@@ -292,6 +293,14 @@ void skl_glue_unblock_intel_uncore(void)
 {
 	unregister_module_notifier(&skl_intel_uncore_nb);
 }
+
+#ifdef SKL_GLUE_SIM
+/* The simulator's wake-up from suspend-to-idle: what a wake-up interrupt does. */
+void skl_glue_system_wakeup(void)
+{
+	pm_system_wakeup();
+}
+#endif
 
 #ifndef SKL_GLUE_SIM
 /* The supported CPUs, with the names the log uses. The one list: udev autoloads the module

@@ -12,7 +12,8 @@
 //!   `reset` puts every register to its power-on value, as after S3 ([`SimUncore::reset`]);
 //!   `wrmsr ADDR VALUE` is another tool's WRMSR ([`SimUncore::foreign_wrmsr`]), not counted
 //!   as the driver's access. A write the hardware refuses (#GP) fails with `EIO`. `late MS`
-//!   holds every package timer off for MS milliseconds (a late poll).
+//!   holds every package timer off for MS milliseconds (a late poll); `idle MS` too, then
+//!   wakes the system from suspend-to-idle (`echo freeze > /sys/power/state`).
 //!
 //! UNIT is cbox, arb, clock or imc. COUNTER is the generic counter (cbox, arb; for `rate`
 //! 0 means the whole box), 0 for the clock, and the event code 1..5 for the IMC. Numbers are
@@ -298,7 +299,7 @@ fn write_rate(hw: &Arc<SimHw>, reader: &mut UserSliceReader) -> Result {
 }
 
 fn write_fault(hw: &Arc<SimHw>, reader: &mut UserSliceReader) -> Result {
-    const USAGE: &str = "reset', 'wrmsr ADDR VALUE' or 'late MS";
+    const USAGE: &str = "reset', 'wrmsr ADDR VALUE', 'late MS' or 'idle MS";
     let mut buf = [0u8; 96];
     match parse_fault(read_line("fault", reader, &mut buf)?)
         .map_err(|e| refused("fault", e, USAGE))?
@@ -308,7 +309,11 @@ fn write_fault(hw: &Arc<SimHw>, reader: &mut UserSliceReader) -> Result {
             Ok(())
         }
         FaultCmd::Late { ms } => {
-            crate::engine::hold_timers(ms);
+            crate::engine::hold_timers(ms, false);
+            Ok(())
+        }
+        FaultCmd::Idle { ms } => {
+            crate::engine::hold_timers(ms, true);
             Ok(())
         }
         FaultCmd::Wrmsr { msr, value } => hw.foreign_wrmsr(msr, value).map_err(|f| {

@@ -265,10 +265,16 @@ static TICKS: Atomic<u64> = Atomic::new(0);
 #[cfg(skl_sim)]
 static HELD_UNTIL: Atomic<u64> = Atomic::new(0);
 
-/// The simulator's `fault late MS`: package timers do nothing for `ms` milliseconds.
+/// Whether the first timer run after the hold wakes the system from suspend-to-idle.
 #[cfg(skl_sim)]
-pub(crate) fn hold_timers(ms: u64) {
+static WAKE_AFTER: Atomic<bool> = Atomic::new(false);
+
+/// The simulator's `fault late MS` (and `idle MS`, with `wake`): package timers do nothing for
+/// `ms` milliseconds (then wake the system).
+#[cfg(skl_sim)]
+pub(crate) fn hold_timers(ms: u64, wake: bool) {
     let until = platform::now_fast_ns().saturating_add(ms.saturating_mul(1_000_000));
+    WAKE_AFTER.store(wake, ordering::Relaxed);
     HELD_UNTIL.store(until, ordering::Relaxed);
 }
 
@@ -298,6 +304,9 @@ impl PackageWork for PkgState {
             let held = HELD_UNTIL.load(ordering::Relaxed).saturating_sub(now);
             if held > 0 {
                 return Some(Delta::from_nanos(held.min(i64::MAX as u64) as i64));
+            }
+            if WAKE_AFTER.xchg(false, ordering::Relaxed) {
+                platform::system_wakeup();
             }
         }
         let mut regs = PkgRegs(self);

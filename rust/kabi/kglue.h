@@ -71,6 +71,9 @@ bool skl_glue_module_loaded(const char *name);
 /* CONFIG_PERF_EVENTS_INTEL_UNCORE of the kernel built against: 'y', 'm' or 'n'. */
 int skl_glue_intel_uncore_config(void);
 
+/* Simulator only: ends a suspend-to-idle, as a wake-up interrupt does. */
+void skl_glue_system_wakeup(void);
+
 /* The CPU of @cpu's package in the cpumask perf keeps for @pmu's scope, or -ENODEV. */
 int skl_glue_pmu_scope_cpu(struct pmu *pmu, int cpu);
 /* While registered, loading intel_uncore fails with -EBUSY and one log line. */

@@ -23,6 +23,14 @@ pub(crate) fn now_fast_ns() -> u64 {
     unsafe { kernel::bindings::ktime_get_mono_fast_ns() }
 }
 
+#[cfg(skl_sim)]
+/// Ends a suspend-to-idle as a wake-up interrupt would (the simulator's wake-up source).
+pub(crate) fn system_wakeup() {
+    // SAFETY: `pm_system_wakeup` may be called from any context; outside a suspend it only
+    // counts a wake-up event.
+    unsafe { sys::skl_glue_system_wakeup() }
+}
+
 #[cfg(not(skl_sim))]
 /// Reads MSR `msr` on this CPU; `EIO` if it faults (absent, or refused by a hypervisor).
 pub(crate) fn rdmsr(msr: u32) -> Result<u64> {

@@ -123,15 +123,24 @@ pub(crate) enum FaultCmd {
         /// How long.
         ms: u64,
     },
+    /// `idle MS`: as `late MS`, and then the system wakes from suspend-to-idle (the wake-up
+    /// interrupt of a real machine).
+    Idle {
+        /// How long.
+        ms: u64,
+    },
 }
 
-/// Parses a `fault` line: `reset`, `wrmsr ADDR VALUE` or `late MS` (numbers decimal or 0x
-/// hex).
+/// Parses a `fault` line: `reset`, `wrmsr ADDR VALUE`, `late MS` or `idle MS` (numbers
+/// decimal or 0x hex).
 pub(crate) fn parse_fault(line: &str) -> Result<FaultCmd, ParseError> {
     let mut f = line.split_ascii_whitespace();
     let cmd = match f.next().ok_or(ParseError::FieldCount)? {
         "reset" => FaultCmd::Reset,
         "late" => FaultCmd::Late {
+            ms: parse_num(f.next().ok_or(ParseError::FieldCount)?)?,
+        },
+        "idle" => FaultCmd::Idle {
             ms: parse_num(f.next().ok_or(ParseError::FieldCount)?)?,
         },
         "wrmsr" => {
@@ -196,6 +205,7 @@ mod tests {
         assert_eq!(parse_fault("reset\n"), Ok(FaultCmd::Reset));
         assert_eq!(parse_fault("late 2000\n"), Ok(FaultCmd::Late { ms: 2000 }));
         assert!(parse_fault("late").is_err());
+        assert_eq!(parse_fault("idle 1500"), Ok(FaultCmd::Idle { ms: 1500 }));
         assert_eq!(parse_fault("  reset  "), Ok(FaultCmd::Reset));
         assert_eq!(
             parse_fault("wrmsr 0xe01 0\n"),
