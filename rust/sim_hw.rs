@@ -9,7 +9,8 @@
 //! - `preset` (write): `UNIT BOX COUNTER VALUE` sets a counter, e.g. near its wrap point;
 //! - `rate` (write): `UNIT BOX COUNTER RATE` sets a background rate per second;
 //! - `fault` (write): what the world does behind the driver's back, in every package:
-//!   `reset` puts every register to its power-on value, as after S3 ([`SimUncore::reset`]);
+//!   `reset` puts every MSR to its power-on value ([`SimUncore::reset_msrs`]; S3 also resets
+//!   the IMC counters, [`SimUncore::reset`]); `absent ADDR` makes an MSR fault;
 //!   `wrmsr ADDR VALUE` is another tool's WRMSR ([`SimUncore::foreign_wrmsr`]), not counted
 //!   as the driver's access. A write the hardware refuses (#GP) fails with `EIO`. `late MS`
 //!   holds every package timer off for MS milliseconds (a late poll); `idle MS` too, then
@@ -106,11 +107,10 @@ impl SimHw {
         Ok((count, imc))
     }
 
-    /// Resets every package's registers to their power-on values, as after S3
-    /// ([`SimUncore::reset`]).
+    /// Resets every package's MSRs to their power-on values ([`SimUncore::reset_msrs`]).
     pub(crate) fn reset_all(&self) {
         for m in self.models.iter() {
-            m.with(|m| m.reset(now_ns()));
+            m.with(|m| m.reset_msrs(now_ns()));
         }
     }
 
@@ -299,13 +299,19 @@ fn write_rate(hw: &Arc<SimHw>, reader: &mut UserSliceReader) -> Result {
 }
 
 fn write_fault(hw: &Arc<SimHw>, reader: &mut UserSliceReader) -> Result {
-    const USAGE: &str = "reset', 'wrmsr ADDR VALUE', 'late MS' or 'idle MS";
+    const USAGE: &str = "reset', 'wrmsr ADDR VALUE', 'absent ADDR', 'late MS' or 'idle MS";
     let mut buf = [0u8; 96];
     match parse_fault(read_line("fault", reader, &mut buf)?)
         .map_err(|e| refused("fault", e, USAGE))?
     {
         FaultCmd::Reset => {
             hw.reset_all();
+            Ok(())
+        }
+        FaultCmd::Absent { msr } => {
+            for m in hw.models.iter() {
+                m.with(|m| m.set_absent(msr));
+            }
             Ok(())
         }
         FaultCmd::Late { ms } => {

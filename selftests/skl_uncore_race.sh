@@ -3,10 +3,16 @@
 # Box state under concurrency (vm-run --cpus 6,sockets=2,cores=3; package 1 is CPUs 3-5):
 # events are opened, read and closed on package 1's CPUs while its collector (the cpumask CPU)
 # goes offline and online again and again, moving between CPUs 3 and 4, and a long-lived IMC
-# event on the package's other CPU, 5, counts at the assumed maximum DRAM rate (a 32-bit wrap
-# every 2.7 s) through all of it, sharing the box with the events that come and go and
-# migrate. Its total must equal the model's, exactly. A second long-lived event, on CPU 3,
-# first to start, pins the package's poll timer to a CPU that goes away.
+# event opened on the package's other CPU, 5, counts at the assumed maximum DRAM rate (a
+# 32-bit wrap every 2.7 s) through all of it, sharing the box with the events that come and go.
+# Every event of the package lives in the collector's context, so each hotplug operation of
+# the collector moves the long-lived event too: perf takes it off (final count) and installs it
+# on the next CPU, and what the counter counts in between belongs to no event (perf stops the
+# event's enabled and running times meanwhile, as for any migration; Linux's uncore loses the
+# same). So its count is the model's total less those moments: never more, and short of it by
+# less than half a 32-bit wrap (a lost wrap costs a whole one, a doubled one overshoots). A second
+# long-lived event, on CPU 3, first to start, pins the package's poll timer to a CPU that goes
+# away.
 . /selftests/lib.sh
 
 SIM=/sys/kernel/debug/skl_uncore_sim
@@ -50,8 +56,11 @@ homings=$(sed -n 's/.* homings \([0-9]*\) .*/\1/p' $SIM/regs)
 echo "# churn rounds: $(cat /tmp/churned); model total $t0 -> $t1; timer taken home $homings times"
 check "the IMC counter wrapped several times meanwhile" "yes" \
 	"$([ $((t1 - t0)) -gt $((3 << 32)) ] && echo yes || echo "no ($((t1 - t0)))")"
-check "long-lived IMC event across $((ROUNDS * 4)) hotplug operations: count equals the model's total" \
-	"$((t1 - t0))" "$count"
+total=$((t1 - t0))
+check "long-lived IMC event across $((ROUNDS * 4)) migrations: never more than the model's total" \
+	"yes" "$([ "$count" -le "$total" ] && echo yes || echo "no ($count > $total)")"
+check "... and short of it by less than half a 32-bit wrap (the moves)" "yes" \
+	"$([ $((total - count)) -lt $((1 << 31)) ] && echo yes || echo "no ($count of $total)")"
 # The first event, on CPU 3, armed the package's timer there: when CPU 3 went offline the
 # kernel moved the timer to package 0, and it had to come home.
 check "the package timer came home after its CPU went offline" "yes" \

@@ -63,24 +63,26 @@ check "$CYCLES insmod/perf/rmmod cycles, events open at rmmod half the time" "0"
 
 # --- wrap soak ----------------------------------------------------------------------------
 insmod $KO
-# Every generic counter at the model's highest rate (1e10/s), UCLK at 5 GHz, every IMC
-# counter at 1.5e9/s (a 32-bit wrap every 2.9 s). 44- and 48-bit counters start close enough
-# to their wrap point to wrap half way through.
+# Every counter at the top rate the driver assumes for it, or the model's: CBo 5e9/s (one
+# event per UCLK cycle at 5 GHz: a faster step is taken for a reset), ARB 1e10/s (the model's
+# highest), UCLK at 5 GHz, every IMC counter at 1.5e9/s (a 32-bit wrap every 2.9 s). 44- and
+# 48-bit counters start close enough to their wrap point to wrap half way through. Now and
+# then the package timer is held off for 1.5 s (a late poll: more than half the IMC wrap time).
 echo "clock 0 0 5000000000" > $SIM/rate
 echo "arb 0 0 10000000000" > $SIM/rate
-echo "cbox 0 0 10000000000" > $SIM/rate
+echo "cbox 0 0 5000000000" > $SIM/rate
 for e in 1 2 3 4 5; do echo "imc 0 $e 1500000000" > $SIM/rate; done
-left=$((SOAK * 10000000000 / 2))
 for c in 0 1; do
-	echo "arb 0 $c $(( (1 << 44) - left ))" > $SIM/preset
-	echo "cbox 0 $c $(( (1 << 44) - left ))" > $SIM/preset
+	echo "arb 0 $c $(( (1 << 44) - SOAK * 10000000000 / 2 ))" > $SIM/preset
+	echo "cbox 0 $c $(( (1 << 44) - SOAK * 5000000000 / 2 ))" > $SIM/preset
 done
 echo "clock 0 0 $(( (1 << 48) - SOAK * 5000000000 / 2 ))" > $SIM/preset
 totals() { sed -n 's/^totals fixed \([0-9]*\) arb \([0-9]*\) \([0-9]*\) cbox0 \([0-9]*\) \([0-9]*\).*/\4 \5 \2 \3 \1/p' $SIM/regs; }
 before=$(totals)
 out=$($PO -R 2 -r "end=\$((\$(date +%s) + $SOAK)); while [ \$(date +%s) -lt \$end ]; do
 		echo \"cbox 0 0x34 0x8f \$RANDOM\" > $SIM/inject; echo \"arb 0 0x81 0x01 \$RANDOM\" > $SIM/inject
-		echo \"clock 0 0xff 0 \$RANDOM\" > $SIM/inject; sleep 0.\$((RANDOM % 10)); done" \
+		echo \"clock 0 0xff 0 \$RANDOM\" > $SIM/inject; sleep 0.\$((RANDOM % 10))
+		[ \$((RANDOM % 8)) = 0 ] && echo 'late 1500' > $SIM/fault; done" \
 	uncore_cbox_0/0x8f34 uncore_cbox_0/0x2134 uncore_arb/0x181 uncore_arb/0x180 uncore_clock/0xff \
 	uncore_imc/1 uncore_imc/5 2>/dev/null)
 after=$(totals)

@@ -271,6 +271,7 @@ impl<H: Handle> PmuBox<H> {
                 let c = s.ctr.unwrap_or(0);
                 cx.regs.global_enable(false);
                 // Baseline first: a generic counter does not move until enabled.
+                let at = cx.regs.now_ns();
                 let base = cx.regs.rdmsr(src.addr()).unwrap_or(0);
                 if cx
                     .regs
@@ -282,7 +283,7 @@ impl<H: Handle> PmuBox<H> {
                 }
                 self.proven |= 1 << c;
                 self.live.msr += 1;
-                cx.tallies.start(i, src, base, cx.regs.now_ns());
+                cx.tallies.start(i, src, base, at);
             }
             (Target::Fixed, _) => {
                 cx.regs.global_enable(false);
@@ -301,12 +302,12 @@ impl<H: Handle> PmuBox<H> {
 
     /// Slot `i` counts on `src` from the counter's value now.
     fn begin<R: Regs, O>(&self, cx: &mut Cx<'_, R, O>, i: usize, src: Source) {
+        let at = cx.regs.now_ns();
         let base = match src {
             Source::Imc(a) => cx.regs.imc_read(a).map(u64::from),
             Source::Generic(a) | Source::Fixed(a) => cx.regs.rdmsr(a),
         };
-        cx.tallies
-            .start(i, src, base.unwrap_or(0), cx.regs.now_ns());
+        cx.tallies.start(i, src, base.unwrap_or(0), at);
     }
 
     /// Stops slot `i`'s counter and folds its last counts.

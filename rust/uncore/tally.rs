@@ -147,7 +147,7 @@ struct Tally {
     src: AtomicU64,
     /// Raw counter value folded last.
     prev: AtomicU64,
-    /// When `prev` was read (ns, the clock of [`Regs::now_ns`]).
+    /// No later than when `prev` was read (ns, the clock of [`Regs::now_ns`]).
     stamp: AtomicU64,
     /// A read found the counter reset (non-zero: its address), for the timer to log.
     reset_seen: AtomicU64,
@@ -179,7 +179,7 @@ impl Tallies {
         self.slots[i].owner.store(0, Ordering::Release);
     }
 
-    /// Slot `i` counts on `src` from the raw value `base`, read at `now_ns`.
+    /// Slot `i` counts on `src` from the raw value `base`, read no earlier than `now_ns`.
     pub(crate) fn start(&self, i: usize, src: Source, base: u64, now_ns: u64) {
         let t = &self.slots[i];
         t.prev.store(base, Ordering::Relaxed);
@@ -211,13 +211,17 @@ impl Tallies {
         loop {
             let prev = t.prev.load(Ordering::Acquire);
             let stamp = t.stamp.load(Ordering::Acquire);
+            // The clock before and after the read bound when it happened: judged against the
+            // time since a stamp taken before the last read, a step is never given less time
+            // than it had (a vCPU or an interrupt may stall between a read and the clock).
+            let before = r.now_ns();
             let now = src.read(r)?;
-            let at = r.now_ns();
+            let after = r.now_ns();
             let fold = judge(
                 src,
                 prev,
                 now,
-                at.saturating_sub(stamp),
+                after.saturating_sub(stamp),
                 self.max_rate,
                 suspect,
             );
@@ -226,7 +230,7 @@ impl Tallies {
                 .compare_exchange(prev, now, Ordering::AcqRel, Ordering::Acquire)
                 .is_ok()
             {
-                t.stamp.store(at, Ordering::Release);
+                t.stamp.store(before, Ordering::Release);
                 if fold.reset {
                     t.reset_seen.store(u64::from(src.addr()), Ordering::Relaxed);
                 }
@@ -238,9 +242,10 @@ impl Tallies {
     /// Takes a new baseline for slot `i`: what the counter shows now is not counted.
     pub(crate) fn rebase(&self, i: usize, src: Source, r: &mut impl Regs) {
         let t = &self.slots[i];
+        let before = r.now_ns();
         if let Some(now) = src.read(r) {
             t.prev.store(now, Ordering::Release);
-            t.stamp.store(r.now_ns(), Ordering::Release);
+            t.stamp.store(before, Ordering::Release);
         }
     }
 

@@ -66,6 +66,8 @@ pub(crate) struct SimUncore {
     pub(crate) stats: Stats,
     /// The last fault, for the debugfs dump.
     pub(crate) last_fault: Option<Fault>,
+    /// An MSR made absent ([`Self::set_absent`]), or 0.
+    pub(super) absent: u32,
 }
 
 /// Who writes an MSR: the driver under test, or another tool (not counted, not its fault).
@@ -109,6 +111,7 @@ impl SimUncore {
             now_ns: 0,
             stats: Stats::default(),
             last_fault: None,
+            absent: 0,
         }
     }
 
@@ -120,6 +123,9 @@ impl SimUncore {
 
     /// The register at `msr` on this part: the map's, less the CBos it does not have.
     fn decode(&self, msr: u32) -> Option<Loc> {
+        if msr == self.absent {
+            return None;
+        }
         Some(match map::lookup(msr)? {
             Reg::CboEvtSel(b, _) | Reg::CboCtr(b, _) if b >= self.nr_cbox => return None,
             Reg::GlobalCtrl => Loc::GlobalCtrl,
@@ -295,16 +301,31 @@ impl SimUncore {
     /// the driver reprograms it: increments that arrive while the reset left the counter
     /// disabled are counted nowhere, total included.
     pub(crate) fn reset(&mut self, now_ns: u64) {
+        self.reset_msrs(now_ns);
+        for c in &mut self.imc {
+            c.value = 0;
+        }
+    }
+
+    /// Every uncore MSR to its power-on value, the IMC counters untouched: what firmware or
+    /// another tool can do while the system runs (only a power transition resets MCHBAR's
+    /// read-only counters).
+    pub(crate) fn reset_msrs(&mut self, now_ns: u64) {
         self.advance(now_ns);
         self.global_ctrl = 0;
         self.global_status = 0;
         self.fixed_ctrl = 0;
         self.evtsel = [[0; 2]; NR_GENERIC_BOXES];
-        let generic = self.ctr.iter_mut().flatten();
-        for c in generic.chain(&mut self.imc).chain([&mut self.fixed]) {
+        for c in self.ctr.iter_mut().flatten().chain([&mut self.fixed]) {
             c.value = 0;
         }
         self.stats.resets += 1;
+    }
+
+    /// Makes MSR `msr` absent (reads and writes fault), as counters 2 and 3 are on some
+    /// parts; 0 makes every register present again.
+    pub(crate) fn set_absent(&mut self, msr: u32) {
+        self.absent = msr;
     }
 
     /// 32-bit MMIO read at MCHBAR + `offset`.

@@ -108,7 +108,7 @@ pub(crate) fn parse_counter_cmd(line: &str) -> Result<CounterCmd, ParseError> {
 /// A `fault` line: what the world does to the uncore behind the driver's back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum FaultCmd {
-    /// `reset`: every register to its power-on value, as after S3.
+    /// `reset`: every MSR to its power-on value (the IMC counters only reset in S3).
     Reset,
     /// `wrmsr ADDR VALUE`: another tool writes an uncore MSR.
     Wrmsr {
@@ -123,6 +123,11 @@ pub(crate) enum FaultCmd {
         /// How long.
         ms: u64,
     },
+    /// `absent ADDR`: the MSR faults from now on, as counters 2 and 3 on some parts (0: none).
+    Absent {
+        /// The MSR address.
+        msr: u32,
+    },
     /// `idle MS`: as `late MS`, and then the system wakes from suspend-to-idle (the wake-up
     /// interrupt of a real machine).
     Idle {
@@ -131,14 +136,17 @@ pub(crate) enum FaultCmd {
     },
 }
 
-/// Parses a `fault` line: `reset`, `wrmsr ADDR VALUE`, `late MS` or `idle MS` (numbers
-/// decimal or 0x hex).
+/// Parses a `fault` line: `reset`, `wrmsr ADDR VALUE`, `absent ADDR`, `late MS` or `idle MS`
+/// (numbers decimal or 0x hex).
 pub(crate) fn parse_fault(line: &str) -> Result<FaultCmd, ParseError> {
     let mut f = line.split_ascii_whitespace();
     let cmd = match f.next().ok_or(ParseError::FieldCount)? {
         "reset" => FaultCmd::Reset,
         "late" => FaultCmd::Late {
             ms: parse_num(f.next().ok_or(ParseError::FieldCount)?)?,
+        },
+        "absent" => FaultCmd::Absent {
+            msr: narrow(parse_num(f.next().ok_or(ParseError::FieldCount)?)?)?,
         },
         "idle" => FaultCmd::Idle {
             ms: parse_num(f.next().ok_or(ParseError::FieldCount)?)?,
@@ -206,6 +214,10 @@ mod tests {
         assert_eq!(parse_fault("late 2000\n"), Ok(FaultCmd::Late { ms: 2000 }));
         assert!(parse_fault("late").is_err());
         assert_eq!(parse_fault("idle 1500"), Ok(FaultCmd::Idle { ms: 1500 }));
+        assert_eq!(
+            parse_fault("absent 0x701"),
+            Ok(FaultCmd::Absent { msr: 0x701 })
+        );
         assert_eq!(parse_fault("  reset  "), Ok(FaultCmd::Reset));
         assert_eq!(
             parse_fault("wrmsr 0xe01 0\n"),
