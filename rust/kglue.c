@@ -225,7 +225,7 @@ int skl_glue_intel_uncore_config(void)
  */
 int skl_glue_pmu_scope_cpu(struct pmu *pmu, int cpu)
 {
-	const struct attribute_group **groups;
+	const struct attribute_group *const *groups;
 	struct device_attribute *cpumask_attr = NULL;
 	cpumask_var_t mask;
 	unsigned int target;
