@@ -7,7 +7,8 @@ use kernel::{cpu::CpuId, prelude::*};
 use crate::engine::{Hw, Why};
 use crate::kabi::{mchbar::IoMap, platform};
 use crate::uncore::regs::{
-    CboConfig, PerfEvtSel, IMC_MAP_SIZE, MSR_UNC_CBO_CONFIG, PCI_MCHBAR_HI, PCI_MCHBAR_LO,
+    CboConfig, PerfEvtSel, UncoreMsr, IMC_MAP_SIZE, MSR_UNC_CBO_CONFIG, PCI_MCHBAR_HI,
+    PCI_MCHBAR_LO,
 };
 use crate::uncore::units::ARB;
 use crate::uncore::{cbo_count::CboCount, imc};
@@ -29,12 +30,14 @@ impl Hw for RealHw {
         platform::rdmsr(msr)
     }
 
+    /// `EINVAL` for an address that is not an uncore PMU register: the engine writes only
+    /// those, and only those are safe to write.
     fn wrmsr(&self, msr: u32, val: u64) -> Result {
-        platform::wrmsr(msr, val)
+        platform::wrmsr(UncoreMsr::new(msr).ok_or(EINVAL)?, val)
     }
 
     fn wrmsr_on_cpu(&self, cpu: CpuId, msr: u32, val: u64) -> Result {
-        platform::wrmsr_on_cpu(cpu, msr, val)
+        platform::wrmsr_on_cpu(cpu, UncoreMsr::new(msr).ok_or(EINVAL)?, val)
     }
 
     fn imc_read(&self, offset: u32) -> Result<u32> {
@@ -49,7 +52,12 @@ fn map_imc() -> Option<IoMap> {
     let (vendor, device, lo) = bridge_read(PCI_MCHBAR_LO)?;
     let (_, _, hi) = bridge_read(PCI_MCHBAR_HI)?;
     match imc::locate(vendor, device, lo, hi) {
-        Ok(loc) => match IoMap::new(loc.base, IMC_MAP_SIZE) {
+        // SAFETY: `loc.base` is MCHBAR as the host bridge's own register gives it, decoding
+        // enabled, on a bridge of the table (`imc::locate`): the memory controller's register
+        // window, of which the driver reads the IMC's free-running counters (Table 3-3), as
+        // Linux's intel_uncore maps and reads the same 0x6000 bytes. Reads there have no side
+        // effect.
+        Ok(loc) => match unsafe { IoMap::new(loc.base, IMC_MAP_SIZE) } {
             Ok(map) => Some(map),
             Err(e) => {
                 pr_info!(
@@ -131,6 +139,9 @@ pub(crate) fn probe() -> Result<Probed> {
 /// left alone.
 fn uncore_answers() -> bool {
     let addr = PerfEvtSel::addr(&ARB, 0, 0);
+    let Some(msr) = UncoreMsr::new(addr) else {
+        return false;
+    };
     match platform::rdmsr(addr) {
         Err(_) => false,
         Ok(v) if v != 0 => true,
@@ -139,11 +150,11 @@ fn uncore_answers() -> bool {
             let mut probe = PerfEvtSel::zeroed();
             probe.set_evt_sel(0x81);
             probe.set_umask(0x01);
-            if platform::wrmsr(addr, probe.into_raw()).is_err() {
+            if platform::wrmsr(msr, probe.into_raw()).is_err() {
                 return false;
             }
             let kept = platform::rdmsr(addr) == Ok(probe.into_raw());
-            let _ = platform::wrmsr(addr, 0);
+            let _ = platform::wrmsr(msr, 0);
             kept
         }
     }

@@ -10,6 +10,8 @@ use kernel::{
 };
 
 use super::perf_sys as sys;
+#[cfg(not(skl_sim))]
+use crate::uncore::regs::UncoreMsr;
 
 /// Monotonic time in nanoseconds.
 pub(crate) fn now_ns() -> u64 {
@@ -27,17 +29,20 @@ pub(crate) fn rdmsr(msr: u32) -> Result<u64> {
 }
 
 #[cfg(not(skl_sim))]
-/// Writes MSR `msr` on this CPU; `EIO` if it faults.
-pub(crate) fn wrmsr(msr: u32, val: u64) -> Result {
-    // SAFETY: `wrmsrq_safe` catches faults. Callers only write uncore PMU registers.
-    to_result(unsafe { sys::skl_glue_wrmsr(msr, val) })
+/// Writes the uncore PMU register `msr` on this CPU; `EIO` if it faults.
+pub(crate) fn wrmsr(msr: UncoreMsr, val: u64) -> Result {
+    // SAFETY: `msr` is an uncore PMU register (`UncoreMsr`'s invariant): writing it changes
+    // what the uncore counts, never memory or the CPU's own state. `wrmsrq_safe` catches the
+    // #GP of a value the register refuses.
+    to_result(unsafe { sys::skl_glue_wrmsr(msr.addr(), val) })
 }
 
 #[cfg(not(skl_sim))]
-/// Writes MSR `msr` on CPU `cpu` (process context: it may sleep).
-pub(crate) fn wrmsr_on_cpu(cpu: CpuId, msr: u32, val: u64) -> Result {
-    // SAFETY: As for `wrmsr`; the glue waits for the remote CPU.
-    to_result(unsafe { sys::skl_glue_wrmsr_on_cpu(cpu.as_u32(), msr, val) })
+/// Writes the uncore PMU register `msr` on CPU `cpu` (process context: it may sleep).
+pub(crate) fn wrmsr_on_cpu(cpu: CpuId, msr: UncoreMsr, val: u64) -> Result {
+    // SAFETY: As for `wrmsr`; `cpu` is a possible CPU (`CpuId`), and the glue fails cleanly if
+    // it is offline and waits for the remote write.
+    to_result(unsafe { sys::skl_glue_wrmsr_on_cpu(cpu.as_u32(), msr.addr(), val) })
 }
 
 #[cfg(not(skl_sim))]
