@@ -78,11 +78,21 @@ impl Engine {
         &self.packages[(id as usize).min(self.packages.len() - 1)]
     }
 
-    /// Unregisters every PMU and clears the global enable of every package.
+    /// Stops every package's timer (waiting for any IPI taking one home), unregisters every
+    /// PMU and clears the global enable of every package.
     fn shutdown(&self) {
+        // First: nothing after this runs under a timer or IPI of ours, whatever perf's
+        // unregistration does (it may find events left and remove them).
+        for p in self.packages.iter() {
+            p.stop();
+        }
         // Unregister outside the lock: perf may wait for CPU hotplug.
         let pmus = core::mem::take(&mut *self.pmus.lock());
         drop(pmus);
+        let live: u64 = self.packages.iter().map(|p| u64::from(p.live())).sum();
+        if live > 0 {
+            pr_warn!("{live} events still live at unload: perf_pmu_unregister left them\n");
+        }
         for p in self.packages.iter() {
             if p.take_global_enable() {
                 if let Some(cpu) = platform::online_cpu_in_package(p.id()) {

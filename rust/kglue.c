@@ -14,6 +14,7 @@
 #include <linux/spinlock.h>
 #include <linux/syscore_ops.h>
 #include <linux/topology.h>
+#include <linux/workqueue.h>
 #include <asm/cpu_device_id.h>
 #include <asm/cpufeature.h>
 #include <asm/intel-family.h>
@@ -112,6 +113,44 @@ int skl_glue_csd_send(unsigned int cpu, call_single_data_t *csd)
 {
 	return smp_call_function_single_async(cpu, csd);
 }
+
+void skl_glue_store_release(int *p, int val)
+{
+	smp_store_release(p, val);
+}
+
+#ifdef SKL_GLUE_SIM
+/* The simulator's late-IPI test hook: one deferred call at a time. */
+static void (*skl_deferred_fn)(void *data);
+static void *skl_deferred_data;
+static unsigned long skl_defer_busy;
+
+static void skl_deferred(struct work_struct *work)
+{
+	void (*fn)(void *data) = skl_deferred_fn;
+	void *data = skl_deferred_data;
+
+	clear_bit(0, &skl_defer_busy);
+	fn(data);
+}
+
+static DECLARE_DELAYED_WORK(skl_defer_work, skl_deferred);
+
+int skl_glue_defer(void (*fn)(void *data), void *data, unsigned int ms)
+{
+	if (test_and_set_bit(0, &skl_defer_busy))
+		return -EBUSY;
+	skl_deferred_fn = fn;
+	skl_deferred_data = data;
+	schedule_delayed_work(&skl_defer_work, msecs_to_jiffies(ms));
+	return 0;
+}
+
+void skl_glue_defer_flush(void)
+{
+	flush_delayed_work(&skl_defer_work);
+}
+#endif
 
 struct skl_syscore {
 	struct syscore syscore;
