@@ -14,7 +14,7 @@ mod sim_hw;
 #[macro_use]
 mod uncore;
 
-use engine::Driver;
+use engine::{Driver, Names};
 use kabi::pm::Syscore;
 use sim_hw::{SimDebugfs, SimHw};
 use uncore::sim::count::Rates;
@@ -119,10 +119,12 @@ impl kernel::Module for SklUncoreSim {
         };
         let hw = Arc::new(SimHw::new(nr_cbox, imc, rates, cbo_config)?, GFP_KERNEL)?;
         let (count, found_imc) = hw.discover(cores)?;
+        // Before anything of ours appears: another driver may hold the names.
+        let names = Names::claim(count.n, found_imc)?;
         let debugfs = SimDebugfs::new(&hw)?;
         // Before the driver's: on resume the model resets first, as the silicon does in S3.
         let pm = Syscore::register(hw.clone())?;
-        let driver = Driver::new(hw, module, count.n, found_imc)?;
+        let driver = Driver::new(names, hw, module)?;
         // Said once loaded: a refusal is one line of its own.
         pr_info!("{}\n", engine::Why(count));
         pr_info!("simulated uncore: {nr_cbox} CBos, UCLK {uclk_mhz} MHz, IMC {imc}\n");
