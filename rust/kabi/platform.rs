@@ -85,15 +85,21 @@ pub(crate) fn cpu_model_name() -> Option<&'static CStr> {
     }
 }
 
-/// Whether another driver (Linux's `intel_uncore`) registered a PMU called `name`.
-pub(crate) fn pmu_name_taken(name: &CStr) -> bool {
-    // SAFETY: `name` is a valid C string; the glue looks the name up in sysfs.
-    unsafe { sys::skl_glue_pmu_name_taken(name.as_char_ptr()) }
+/// Whether another driver (Linux's `intel_uncore`) registered a PMU called `name`, from perf's
+/// bus itself, whatever the caller's mount namespace (see `rust/kglue.c`).
+pub(crate) fn pmu_name_taken(name: &CStr) -> Result<bool> {
+    // SAFETY: `name` is a valid C string; the glue creates and releases a kernel counter of
+    // its own (process context, as module init is) and looks the name up on perf's bus.
+    let ret = unsafe { sys::skl_glue_pmu_name_taken(name.as_char_ptr()) };
+    to_result(ret)?;
+    Ok(ret > 0)
 }
 
-/// Whether the loadable module `name` is loaded (never true of a built-in).
+/// Whether the loadable module `name` is loaded (never true of a built-in), from the module
+/// kset itself, whatever the caller's mount namespace.
 pub(crate) fn module_loaded(name: &CStr) -> bool {
-    // SAFETY: `name` is a valid C string; the glue looks for `/sys/module/<name>/initstate`.
+    // SAFETY: `name` is a valid C string; the glue looks it up in the kset of this module's
+    // own kobject, which exists while the module does.
     unsafe { sys::skl_glue_module_loaded(name.as_char_ptr()) }
 }
 
