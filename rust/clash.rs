@@ -34,7 +34,10 @@ pub(crate) fn refuse_if_taken<N: kernel::fmt::Display>(
     };
     for name in names {
         let c_name = CString::try_from_fmt(fmt!("{name}"))?;
-        if platform::pmu_name_taken(&c_name) {
+        let taken = platform::pmu_name_taken(&c_name).inspect_err(|e| {
+            pr_err!("cannot tell whether a PMU named {name} is registered ({e:?}): not loading\n");
+        })?;
+        if taken {
             explain(&name);
             return Err(EEXIST);
         }

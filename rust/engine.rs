@@ -78,11 +78,21 @@ impl Engine {
         &self.packages[(id as usize).min(self.packages.len() - 1)]
     }
 
-    /// Unregisters every PMU and clears the global enable of every package.
+    /// Stops every package's timer (waiting for any IPI taking one home), unregisters every
+    /// PMU and clears the global enable of every package.
     fn shutdown(&self) {
+        // First: nothing after this runs under a timer or IPI of ours, whatever perf's
+        // unregistration does (it may find events left and remove them).
+        for p in self.packages.iter() {
+            p.stop();
+        }
         // Unregister outside the lock: perf may wait for CPU hotplug.
         let pmus = core::mem::take(&mut *self.pmus.lock());
         drop(pmus);
+        let live: u64 = self.packages.iter().map(|p| u64::from(p.live())).sum();
+        if live > 0 {
+            pr_warn!("{live} events still live at unload: perf_pmu_unregister left them\n");
+        }
         for p in self.packages.iter() {
             if p.take_global_enable() {
                 if let Some(cpu) = platform::online_cpu_in_package(p.id()) {
@@ -103,23 +113,18 @@ impl pm::PmOps for Engine {
     }
 }
 
-/// A loaded driver: the engine, its PMUs and its sleep hook. Dropping it unregisters the
-/// PMUs and clears the global enables.
-pub(crate) struct Driver {
-    engine: Arc<Engine>,
-    _pm: pm::Syscore<Engine>,
-    /// Dropped last: `intel_uncore` may load once our PMUs are gone.
-    _claim: crate::clash::Claim,
+/// The PMUs a driver will register, with the claim on their names. Taken before the driver
+/// touches any register: a refusal then leaves the hardware to the driver holding the names.
+pub(crate) struct Names {
+    /// One PMU per box.
+    slots: KVec<(&'static Unit, u32)>,
+    claim: crate::clash::Claim,
 }
 
-impl Driver {
-    /// Registers `nr_cbox` CBo PMUs, the ARB, the clock and, if `imc`, the IMC over `hw`.
-    pub(crate) fn new(
-        hw: Arc<dyn Hw>,
-        module: &'static ThisModule,
-        nr_cbox: u32,
-        imc: bool,
-    ) -> Result<Self> {
+impl Names {
+    /// `nr_cbox` CBo PMUs, the ARB, the clock and, if `imc`, the IMC; `EEXIST` and one log
+    /// line if another driver holds one of their names.
+    pub(crate) fn claim(nr_cbox: u32, imc: bool) -> Result<Self> {
         let units: [(&'static Unit, u32); 4] = [
             (&CBOX, nr_cbox),
             (&ARB, 1),
@@ -132,10 +137,26 @@ impl Driver {
                 slots.push((unit, box_idx), GFP_KERNEL)?;
             }
         }
-        // Refuse before registering anything if another driver holds our names.
         let claim = crate::clash::refuse_if_taken(
             slots.iter().map(|&(unit, box_idx)| PmuName(unit, box_idx)),
         )?;
+        Ok(Self { slots, claim })
+    }
+}
+
+/// A loaded driver: the engine, its PMUs and its sleep hook. Dropping it unregisters the
+/// PMUs and clears the global enables.
+pub(crate) struct Driver {
+    engine: Arc<Engine>,
+    _pm: pm::Syscore<Engine>,
+    /// Dropped last: `intel_uncore` may load once our PMUs are gone.
+    _claim: crate::clash::Claim,
+}
+
+impl Driver {
+    /// Registers the PMUs of `names` over `hw`.
+    pub(crate) fn new(names: Names, hw: Arc<dyn Hw>, module: &'static ThisModule) -> Result<Self> {
+        let Names { slots, claim } = names;
         let engine = Engine::new(hw, &slots)?;
         let this = Self {
             _pm: pm::Syscore::register(engine.clone())?,

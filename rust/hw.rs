@@ -4,13 +4,17 @@
 
 use kernel::{cpu::CpuId, prelude::*};
 
-use crate::engine::{Hw, Why};
+use crate::engine::{Hw, Names, Why};
 use crate::kabi::{mchbar::IoMap, platform};
 use crate::uncore::regs::{
-    CboConfig, PerfEvtSel, IMC_MAP_SIZE, MSR_UNC_CBO_CONFIG, PCI_MCHBAR_HI, PCI_MCHBAR_LO,
+    CboConfig, PerfEvtSel, UncoreMsr, IMC_MAP_SIZE, MSR_UNC_CBO_CONFIG, PCI_MCHBAR_HI,
+    PCI_MCHBAR_LO,
 };
 use crate::uncore::units::ARB;
-use crate::uncore::{cbo_count::CboCount, imc};
+use crate::uncore::{
+    cbo_count::CboCount,
+    imc::{self, ImcError, ImcLocation},
+};
 
 /// The hardware: RDMSR/WRMSR on the calling CPU, and the IMC counters if MCHBAR was found.
 pub(crate) struct RealHw {
@@ -29,12 +33,14 @@ impl Hw for RealHw {
         platform::rdmsr(msr)
     }
 
+    /// `EINVAL` for an address that is not an uncore PMU register: the engine writes only
+    /// those, and only those are safe to write.
     fn wrmsr(&self, msr: u32, val: u64) -> Result {
-        platform::wrmsr(msr, val)
+        platform::wrmsr(UncoreMsr::new(msr).ok_or(EINVAL)?, val)
     }
 
     fn wrmsr_on_cpu(&self, cpu: CpuId, msr: u32, val: u64) -> Result {
-        platform::wrmsr_on_cpu(cpu, msr, val)
+        platform::wrmsr_on_cpu(cpu, UncoreMsr::new(msr).ok_or(EINVAL)?, val)
     }
 
     fn imc_read(&self, offset: u32) -> Result<u32> {
@@ -43,29 +49,43 @@ impl Hw for RealHw {
     }
 }
 
-/// Maps the IMC counters, if the host bridge is one of ours and MCHBAR is enabled. Without
-/// them the other PMUs still work, as in Linux.
-fn map_imc() -> Option<IoMap> {
-    let (vendor, device, lo) = bridge_read(PCI_MCHBAR_LO)?;
-    let (_, _, hi) = bridge_read(PCI_MCHBAR_HI)?;
-    match imc::locate(vendor, device, lo, hi) {
-        Ok(loc) => match IoMap::new(loc.base, IMC_MAP_SIZE) {
-            Ok(map) => Some(map),
-            Err(e) => {
-                pr_info!(
-                    "{}: cannot map MCHBAR at {:#x} ({:?}): no uncore_imc\n",
-                    loc.bridge,
-                    loc.base,
-                    e
-                );
-                None
-            }
-        },
-        Err(e) => {
-            pr_info!("no uncore_imc: {}\n", Why(e));
-            None
+/// Why the IMC is not driven: said once the other PMUs are registered, so that a refusal
+/// stays one line.
+pub(crate) enum NoImc {
+    /// The host bridge is not one we know, or the firmware left MCHBAR disabled.
+    Absent(ImcError),
+    /// MCHBAR could not be mapped.
+    Unmapped(ImcLocation, Error),
+}
+
+impl NoImc {
+    /// Logs the reason, one line.
+    pub(crate) fn log(&self) {
+        match self {
+            Self::Absent(e) => pr_info!("no uncore_imc: {}\n", Why(*e)),
+            Self::Unmapped(loc, e) => pr_info!(
+                "{}: cannot map MCHBAR at {:#x} ({:?}): no uncore_imc\n",
+                loc.bridge,
+                loc.base,
+                e
+            ),
         }
     }
+}
+
+/// Maps the IMC counters, if the host bridge is one of ours and MCHBAR is enabled; else why
+/// not (nothing to say without a host bridge). Without them the other PMUs still work, as in
+/// Linux.
+fn map_imc() -> core::result::Result<IoMap, Option<NoImc>> {
+    let (vendor, device, lo) = bridge_read(PCI_MCHBAR_LO).ok_or(None)?;
+    let (_, _, hi) = bridge_read(PCI_MCHBAR_HI).ok_or(None)?;
+    let loc = imc::locate(vendor, device, lo, hi).map_err(|e| Some(NoImc::Absent(e)))?;
+    // SAFETY: `loc.base` is MCHBAR as the host bridge's own register gives it, decoding
+    // enabled, on a bridge of the table (`imc::locate`): the memory controller's register
+    // window, of which the driver reads the IMC's free-running counters (Table 3-3), as
+    // Linux's intel_uncore maps and reads the same 0x6000 bytes. Reads there have no side
+    // effect.
+    unsafe { IoMap::new(loc.base, IMC_MAP_SIZE) }.map_err(|e| Some(NoImc::Unmapped(loc, e)))
 }
 
 fn bridge_read(offset: u16) -> Option<(u16, u16, u32)> {
@@ -80,11 +100,15 @@ pub(crate) struct Probed {
     pub(crate) cbo: CboCount,
     /// The hardware access.
     pub(crate) hw: RealHw,
+    /// Why there is no IMC, if there is none and something to say.
+    pub(crate) no_imc: Option<NoImc>,
 }
 
 /// Checks that this is a supported part on bare metal, and returns what to register and the
-/// hardware access. Every refusal is one line in the log and `ENODEV`; what was found is the
-/// caller's to log once the PMUs are registered (a refusal then stays one line).
+/// hardware access. It only reads: the uncore's registers may be another driver's until our
+/// PMU names are claimed ([`Probed::confirm`] writes). Every refusal is one line in the log
+/// and `ENODEV`; what was found is the caller's to log once the PMUs are registered (a
+/// refusal then stays one line).
 pub(crate) fn probe() -> Result<Probed> {
     let id = platform::cpu_ident();
     // The models (family 6: 0x4E, 0x5E, 0x8E, 0x9E, 0xA5, 0xA6) are the module's CPU table
@@ -103,25 +127,40 @@ pub(crate) fn probe() -> Result<Probed> {
         pr_info!("{name} under a hypervisor: the uncore PMU is not virtualised, not loading\n");
         return Err(ENODEV);
     }
-    if !uncore_answers() {
-        pr_info!(
-            "{name}: the uncore PMU MSRs do not keep a written value (ARB PERFEVTSEL0 {:#x}): \
-             an emulator, not the silicon; not loading\n",
-            PerfEvtSel::addr(&ARB, 0, 0)
-        );
-        return Err(ENODEV);
-    }
     // A missing MSR faults: then no uncore PMU MSR is there, and nothing could count. A raw
     // value of 0 or 1 means no CBo PMU; the ARB, clock and IMC never depend on the CBo count.
     let Ok(raw) = platform::rdmsr(MSR_UNC_CBO_CONFIG) else {
         pr_info!("{name}: MSR_UNC_CBO_CONFIG faults: no uncore PMU MSRs here, not loading\n");
         return Err(ENODEV);
     };
+    let (imc, no_imc) = match map_imc() {
+        Ok(map) => (Some(map), None),
+        Err(why) => (None, why),
+    };
     Ok(Probed {
         name: cname,
         cbo: CboConfig::from_raw(raw).cbox_count(platform::cores_per_package()),
-        hw: RealHw { imc: map_imc() },
+        hw: RealHw { imc },
+        no_imc,
     })
+}
+
+impl Probed {
+    /// Checks that the uncore's MSRs behave as registers (see [`uncore_answers`]), which takes
+    /// a write: only once `_names` proves that no other driver holds our PMU names, as Linux's
+    /// `intel_uncore` would if it were using the register. `ENODEV` and one line if not.
+    pub(crate) fn confirm(&self, _names: &Names) -> Result {
+        if uncore_answers() {
+            return Ok(());
+        }
+        pr_info!(
+            "{}: the uncore PMU MSRs do not keep a written value (ARB PERFEVTSEL0 {:#x}): \
+             an emulator, not the silicon; not loading\n",
+            self.name.to_str().unwrap_or("?"),
+            PerfEvtSel::addr(&ARB, 0, 0)
+        );
+        Err(ENODEV)
+    }
 }
 
 /// Whether the uncore PMU is there: emulators that read unknown MSRs as 0 also drop writes to
@@ -131,6 +170,9 @@ pub(crate) fn probe() -> Result<Probed> {
 /// left alone.
 fn uncore_answers() -> bool {
     let addr = PerfEvtSel::addr(&ARB, 0, 0);
+    let Some(msr) = UncoreMsr::new(addr) else {
+        return false;
+    };
     match platform::rdmsr(addr) {
         Err(_) => false,
         Ok(v) if v != 0 => true,
@@ -139,11 +181,11 @@ fn uncore_answers() -> bool {
             let mut probe = PerfEvtSel::zeroed();
             probe.set_evt_sel(0x81);
             probe.set_umask(0x01);
-            if platform::wrmsr(addr, probe.into_raw()).is_err() {
+            if platform::wrmsr(msr, probe.into_raw()).is_err() {
                 return false;
             }
             let kept = platform::rdmsr(addr) == Ok(probe.into_raw());
-            let _ = platform::wrmsr(addr, 0);
+            let _ = platform::wrmsr(msr, 0);
             kept
         }
     }

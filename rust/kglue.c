@@ -2,12 +2,13 @@
 /* See kabi/kglue.h. */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/device.h>
 #include <linux/io.h>
 #include <linux/kconfig.h>
 #include <linux/mod_devicetable.h>
 #include <linux/module.h>
-#include <linux/namei.h>
 #include <linux/pci.h>
+#include <linux/perf_event.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/cpumask.h>
@@ -17,6 +18,7 @@
 #include <linux/suspend.h>
 #include <linux/syscore_ops.h>
 #include <linux/topology.h>
+#include <linux/workqueue.h>
 #include <asm/cpu_device_id.h>
 #include <asm/cpufeature.h>
 #include <asm/intel-family.h>
@@ -116,6 +118,44 @@ int skl_glue_csd_send(unsigned int cpu, call_single_data_t *csd)
 	return smp_call_function_single_async(cpu, csd);
 }
 
+void skl_glue_store_release(int *p, int val)
+{
+	smp_store_release(p, val);
+}
+
+#ifdef SKL_GLUE_SIM
+/* The simulator's late-IPI test hook: one deferred call at a time. */
+static void (*skl_deferred_fn)(void *data);
+static void *skl_deferred_data;
+static unsigned long skl_defer_busy;
+
+static void skl_deferred(struct work_struct *work)
+{
+	void (*fn)(void *data) = skl_deferred_fn;
+	void *data = skl_deferred_data;
+
+	clear_bit(0, &skl_defer_busy);
+	fn(data);
+}
+
+static DECLARE_DELAYED_WORK(skl_defer_work, skl_deferred);
+
+int skl_glue_defer(void (*fn)(void *data), void *data, unsigned int ms)
+{
+	if (test_and_set_bit(0, &skl_defer_busy))
+		return -EBUSY;
+	skl_deferred_fn = fn;
+	skl_deferred_data = data;
+	schedule_delayed_work(&skl_defer_work, msecs_to_jiffies(ms));
+	return 0;
+}
+
+void skl_glue_defer_flush(void)
+{
+	flush_delayed_work(&skl_defer_work);
+}
+#endif
+
 struct skl_syscore {
 	struct syscore syscore;
 	struct syscore_ops ops;
@@ -178,32 +218,54 @@ u32 skl_glue_readl(const void __iomem *base, u32 offset)
 	return readl(base + offset);
 }
 
-/* Whether the path @fmt with @name in it exists (false if it cannot be built). */
-static bool skl_path_exists(const char *fmt, const char *name)
+/*
+ * Whether a PMU called @name is registered: 1, 0, or a negative errno. Not by a path lookup
+ * under /sys, whose answer is the caller's mount namespace's (an insmod where sysfs is not
+ * mounted would see no PMU at all). Every named PMU has a device of its name on perf's
+ * event_source bus; the kernel exports no handle on that bus, but every PMU's device points to
+ * it. A disabled dummy software event (never scheduled, released at once) gives us a PMU, the
+ * software one, and bus_find_device_by_name() the answer, from the bus's own list.
+ */
+int skl_glue_pmu_name_taken(const char *name)
 {
-	char *p = kasprintf(GFP_KERNEL, fmt, name);
-	struct path path;
-	bool exists;
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_DUMMY,
+		.disabled = 1,
+	};
+	struct perf_event *event;
+	struct device *dev;
+	int ret = -ENODEV;
 
-	if (!p)
-		return false;
-	exists = !kern_path(p, 0, &path);
-	if (exists)
-		path_put(&path);
-	kfree(p);
-	return exists;
+	event = perf_event_create_kernel_counter(&attr, raw_smp_processor_id(), NULL, NULL, NULL);
+	if (IS_ERR(event))
+		return PTR_ERR(event);
+	if (event->pmu->dev && event->pmu->dev->bus) {
+		dev = bus_find_device_by_name(event->pmu->dev->bus, NULL, name);
+		ret = dev != NULL;
+		put_device(dev);
+	}
+	perf_event_release_kernel(event);
+	return ret;
 }
 
-bool skl_glue_pmu_name_taken(const char *name)
-{
-	return skl_path_exists("/sys/bus/event_source/devices/%s", name);
-}
-
+/*
+ * Whether the loadable module @name is loaded. Not by a path lookup either: its kobject is
+ * looked up in the kset of every module's kobject (/sys/module), which is our own module's
+ * kset. A built-in with parameters has a kobject there too, without a module behind it.
+ */
 bool skl_glue_module_loaded(const char *name)
 {
-	/* initstate: a loadable module's attribute; a built-in with parameters has the directory
-	 * /sys/module/NAME too, but not this file. */
-	return skl_path_exists("/sys/module/%s/initstate", name);
+	struct kobject *kobj = kset_find_obj(THIS_MODULE->mkobj.kobj.kset, name);
+	bool loaded;
+
+	if (!kobj)
+		return false;
+	/* The kobject's reference keeps the module's struct (which embeds it) alive. */
+	loaded = container_of(kobj, struct module_kobject, kobj)->mod != NULL;
+	kobject_put(kobj);
+	return loaded;
 }
 
 int skl_glue_intel_uncore_config(void)

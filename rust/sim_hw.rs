@@ -144,6 +144,10 @@ impl Drop for SimHw {
     /// Reports what the driver left behind: after unload every enable must be clear and no
     /// access may have faulted. The selftests check this line.
     fn drop(&mut self) {
+        // The production `RealHw`'s drop unmaps MCHBAR (`iounmap`, which may sleep): whoever
+        // drops the last reference must be in process context. Check it here, where every
+        // test runs (CONFIG_DEBUG_ATOMIC_SLEEP reports a drop in hard irq).
+        kernel::task::might_sleep();
         let mut s = self.models[0].with(|m| m.leftovers());
         for m in self.models.iter().skip(1) {
             let o = m.with(|m| m.leftovers());
@@ -208,12 +212,13 @@ pub(crate) struct SimDebugfs {
 fn show_regs(hw: &Arc<SimHw>, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
     writeln!(
         f,
-        "poll_ms cbox {} arb {} clock {} imc {} homings {} polls {}",
+        "poll_ms cbox {} arb {} clock {} imc {} homings {} in_flight {} polls {}",
         CBOX.poll_ms,
         ARB.poll_ms,
         CLOCK.poll_ms,
         IMC.poll_ms,
         crate::kabi::poller::homings(),
+        crate::kabi::poller::homings_in_flight(),
         crate::engine::polls()
     )?;
     for (pkg, model) in hw.models.iter().enumerate() {

@@ -17,7 +17,7 @@ mod kabi;
 #[macro_use]
 mod uncore;
 
-use engine::Driver;
+use engine::{Driver, Names};
 
 module! {
     type: SklUncore,
@@ -34,13 +34,20 @@ struct SklUncore {
 
 impl kernel::Module for SklUncore {
     fn init(module: &'static ThisModule) -> Result<Self> {
+        // Reads only, then the names, then the write probe: another driver holding the names
+        // may be using the register the probe writes.
         let probed = hw::probe()?;
         let (nr_cbox, imc) = (probed.cbo.n, probed.hw.has_imc());
+        let names = Names::claim(nr_cbox, imc)?;
+        probed.confirm(&names)?;
         let hw = Arc::new(probed.hw, GFP_KERNEL)?;
-        let driver = Driver::new(hw, module, nr_cbox, imc)?;
+        let driver = Driver::new(names, hw, module)?;
         // Said once loaded: a refusal is one line of its own.
         let name = probed.name.to_str().unwrap_or("?");
         pr_info!("{name}: {}\n", engine::Why(probed.cbo));
+        if let Some(why) = &probed.no_imc {
+            why.log();
+        }
         pr_info!(
             "{nr_cbox} CBo PMUs, arb, clock and {} registered\n",
             if imc { "imc" } else { "no imc" }

@@ -14,7 +14,7 @@ mod sim_hw;
 #[macro_use]
 mod uncore;
 
-use engine::Driver;
+use engine::{Driver, Names};
 use kabi::pm::Syscore;
 use sim_hw::{SimDebugfs, SimHw};
 use uncore::sim::count::Rates;
@@ -47,6 +47,14 @@ module! {
             default: -1,
             description: "Cores per package the driver is told (1-64); -1: nr_cbox",
         },
+        ipi_delay_ms: u32 {
+            default: 0,
+            description: "Test hook: ms by which the IPI taking a timer home completes late (0-1000)",
+        },
+        leak_live: bool {
+            default: false,
+            description: "Test hook: package timers stay armed as if an event were left at unload",
+        },
     },
 }
 
@@ -59,6 +67,8 @@ struct SklUncoreSim {
     _driver: Driver,
     _pm: Syscore<SimHw>,
     _debugfs: SimDebugfs,
+    /// Last: a late IPI of the test hooks finishes before the module's text goes.
+    _hooks: kabi::poller::TestHooks,
 }
 
 impl kernel::Module for SklUncoreSim {
@@ -92,6 +102,13 @@ impl kernel::Module for SklUncoreSim {
                 return Err(EINVAL);
             }
         };
+        let ipi_delay_ms = module_parameters::ipi_delay_ms.value();
+        if ipi_delay_ms > 1000 {
+            pr_err!("ipi_delay_ms={ipi_delay_ms}: must be 0..1000\n");
+            return Err(EINVAL);
+        }
+        let hooks =
+            kabi::poller::TestHooks::new(ipi_delay_ms, module_parameters::leak_live.value());
         let rates = Rates {
             uclk_hz: u64::from(uclk_mhz) * 1_000_000,
             // Deterministic DRAM traffic (64-byte lines per second): 1.2 GB/s of reads,
@@ -102,10 +119,12 @@ impl kernel::Module for SklUncoreSim {
         };
         let hw = Arc::new(SimHw::new(nr_cbox, imc, rates, cbo_config)?, GFP_KERNEL)?;
         let (count, found_imc) = hw.discover(cores)?;
+        // Before anything of ours appears: another driver may hold the names.
+        let names = Names::claim(count.n, found_imc)?;
         let debugfs = SimDebugfs::new(&hw)?;
         // Before the driver's: on resume the model resets first, as the silicon does in S3.
         let pm = Syscore::register(hw.clone())?;
-        let driver = Driver::new(hw, module, count.n, found_imc)?;
+        let driver = Driver::new(names, hw, module)?;
         // Said once loaded: a refusal is one line of its own.
         pr_info!("{}\n", engine::Why(count));
         pr_info!("simulated uncore: {nr_cbox} CBos, UCLK {uclk_mhz} MHz, IMC {imc}\n");
@@ -113,6 +132,7 @@ impl kernel::Module for SklUncoreSim {
             _driver: driver,
             _pm: pm,
             _debugfs: debugfs,
+            _hooks: hooks,
         })
     }
 }

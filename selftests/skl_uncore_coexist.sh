@@ -20,7 +20,19 @@ msg="a PMU named uncore_cbox_0 is already registered by Linux's intel_uncore mod
 check "the log names the clash and the module fix, exactly" "1" \
 	"$(dmesg | sed 's/^\[[^]]*\] //' | grep -xF "skl_uncore_sim: $msg" | sort -u | grep -c .)"
 check "nothing of ours registered" "no" "$([ -e /sys/kernel/debug/skl_uncore_sim ] && echo yes || echo no)"
+# The same from a mount namespace without /sys: the names are looked up on perf's bus and in
+# the module kset, not by a path under /sys.
+nosys() { unshare -m sh -c "umount /sys/kernel/debug && umount /sys && [ ! -e $DEV ] && $*"; }
+said() { dmesg | sed 's/^\[[^]]*\] //' | grep -cxF "skl_uncore_sim: $msg"; }
+before=$(said)
+nosys insmod /lib/skl/skl_uncore_sim.ko 2>/dev/null
+check "insmod where /sys is not mounted: refused the same (EBUSY)" "16" "$?"
+check "and the log names intel_uncore and the module fix again" "yes" \
+	"$([ "$(said)" -gt "$before" ] && echo yes || echo "no ($before -> $(said))")"
 rmmod intel_uncore
+nosys insmod /lib/skl/skl_uncore_sim.ko
+check "loads once intel_uncore is gone, from a namespace without /sys too" "0" "$?"
+rmmod skl_uncore_sim
 insmod /lib/skl/skl_uncore_sim.ko
 check "loads once intel_uncore is gone" "0" "$?"
 
@@ -57,5 +69,5 @@ modprobe -a "$(cat /sys/devices/system/cpu/modalias)"
 check "CPU modalias autoload without it: intel_uncore loads" "yes" \
 	"$([ -e /sys/module/intel_uncore ] && echo yes || echo no)"
 rmmod intel_uncore
-check_unloads_clean 1
+check_unloads_clean 2
 ktap_end

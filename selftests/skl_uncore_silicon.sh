@@ -154,6 +154,13 @@ expected="uncore_arb uncore_imc"
 i=0; while [ $i -lt "$ncbo" ]; do expected="$expected uncore_cbox_$i"; i=$((i + 1)); done
 check "intel_uncore registers its PMUs on the silicon" "$(echo $(echo $expected | tr ' ' '\n' | sort))" \
 	"$(echo $(ls $DEV | grep '^uncore_'))"
+# Ours while intel_uncore holds the names: refused before it writes anything (its probe writes
+# ARB PERFEVTSEL0, which intel_uncore may be using, only once the names are its own).
+skl-silicon stats-reset
+insmod /lib/skl/skl_uncore.ko 2>/dev/null
+check "linux: insmod skl_uncore.ko while intel_uncore holds the names: EEXIST (EBUSY)" "16" "$?"
+check "linux: the refused skl_uncore.ko wrote no uncore MSR" "" \
+	"$(skl-silicon stats | grep '^msr ' | grep -v ' writes 0$')"
 fi
 
 # --- counting through perf (both drivers) -----------------------------------------------------

@@ -45,6 +45,13 @@ struct __call_single_data;
  * smp_call_function_single_async() (-EBUSY while the previous one is in flight). */
 void skl_glue_csd_init(struct __call_single_data *csd, void (*func)(void *info), void *info);
 int skl_glue_csd_send(unsigned int cpu, struct __call_single_data *csd);
+/* smp_store_release(@p, @val): the last access of an IPI handler to the object holding @p,
+ * through no Rust reference (the object may be freed as soon as the store is seen). */
+void skl_glue_store_release(int *p, int val);
+/* Simulator only, a test hook: calls @fn(@data) from a work item @ms later (-EBUSY while one
+ * is pending); flush waits for it. */
+int skl_glue_defer(void (*fn)(void *data), void *data, unsigned int ms);
+void skl_glue_defer_flush(void);
 
 /* System-core PM callbacks (suspend: last, on the boot CPU with interrupts off; resume: first).
  * Returns a handle for unregister, or NULL if out of memory. */
@@ -64,8 +71,9 @@ void __iomem *skl_glue_ioremap(u64 phys, size_t size);
 void skl_glue_iounmap(void __iomem *addr);
 u32 skl_glue_readl(const void __iomem *base, u32 offset);
 
-/* Whether a perf PMU named @name is registered (by another driver). */
-bool skl_glue_pmu_name_taken(const char *name);
+/* Whether a perf PMU named @name is registered (by another driver): 1, 0 or -errno. Neither
+ * this nor the next looks up a path: the caller's mount namespace does not matter. */
+int skl_glue_pmu_name_taken(const char *name);
 /* Whether the loadable module @name is loaded (a built-in is never). */
 bool skl_glue_module_loaded(const char *name);
 /* CONFIG_PERF_EVENTS_INTEL_UNCORE of the kernel built against: 'y', 'm' or 'n'. */

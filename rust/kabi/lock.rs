@@ -5,7 +5,13 @@
 
 use core::{cell::UnsafeCell, marker::PhantomPinned};
 
-use kernel::{bindings, ffi::c_ulong, prelude::*, sync::LockClassKey, types::Opaque};
+use kernel::{
+    bindings,
+    ffi::c_ulong,
+    prelude::*,
+    sync::LockClassKey,
+    types::{NotThreadSafe, Opaque},
+};
 
 use super::perf_sys as sys;
 
@@ -49,7 +55,11 @@ impl<T> RawSpinLock<T> {
     pub(crate) fn lock(&self) -> RawGuard<'_, T> {
         // SAFETY: `lock` is initialised (invariant); released by the guard.
         let flags = unsafe { sys::skl_glue_raw_spin_lock_irqsave(self.lock.get().cast()) };
-        RawGuard { lock: self, flags }
+        RawGuard {
+            lock: self,
+            flags,
+            _not_send: NotThreadSafe,
+        }
     }
 
     /// Runs `f` on the value with the lock held and interrupts off (the simulator's register
@@ -67,15 +77,27 @@ impl<T> RawSpinLock<T> {
         let ok =
             unsafe { sys::skl_glue_raw_spin_trylock_irqsave(self.lock.get().cast(), &mut flags) };
         // Lazily: a guard that exists unlocks when dropped.
-        ok.then(|| RawGuard { lock: self, flags })
+        ok.then(|| RawGuard {
+            lock: self,
+            flags,
+            _not_send: NotThreadSafe,
+        })
     }
 }
 
 /// The lock, held.
+///
+/// Not `Send`: it must be released on the CPU that took it, with the interrupt state it saved
+/// there. `Sync` only if `T` is: a shared guard hands out `&T` to other threads. These are the
+/// rules of the kernel crate's `Guard`; `static_checks` below keeps them from regressing.
 pub(crate) struct RawGuard<'a, T> {
     lock: &'a RawSpinLock<T>,
     flags: c_ulong,
+    _not_send: NotThreadSafe,
 }
+
+// SAFETY: `&RawGuard` only gives `&T` (`Deref`), which other threads may hold iff `T: Sync`.
+unsafe impl<T: Sync> Sync for RawGuard<'_, T> {}
 
 impl<T> core::ops::Deref for RawGuard<'_, T> {
     type Target = T;
@@ -100,4 +122,37 @@ impl<T> Drop for RawGuard<'_, T> {
             sys::skl_glue_raw_spin_unlock_irqrestore(self.lock.lock.get().cast(), self.flags)
         };
     }
+}
+
+/// Build-time checks of [`RawGuard`]'s auto traits: the build fails if it becomes `Send`, or
+/// `Sync` over a `T` that is not (`Cell`), or stops being `Sync` over a `T` that is.
+mod static_checks {
+    use super::RawGuard;
+    use core::cell::Cell;
+
+    /// Implemented twice for every `Send` type, so naming the impl is ambiguous for them.
+    trait AmbiguousIfSend<A> {
+        fn check() {}
+    }
+    impl<T: ?Sized> AmbiguousIfSend<()> for T {}
+    #[allow(dead_code)]
+    struct IsSend;
+    impl<T: ?Sized + Send> AmbiguousIfSend<IsSend> for T {}
+
+    /// As [`AmbiguousIfSend`], for `Sync`.
+    trait AmbiguousIfSync<A> {
+        fn check() {}
+    }
+    impl<T: ?Sized> AmbiguousIfSync<()> for T {}
+    #[allow(dead_code)]
+    struct IsSync;
+    impl<T: ?Sized + Sync> AmbiguousIfSync<IsSync> for T {}
+
+    const fn is_sync<T: Sync>() {}
+
+    const _: () = {
+        let _ = <RawGuard<'static, u32> as AmbiguousIfSend<_>>::check;
+        let _ = <RawGuard<'static, Cell<u32>> as AmbiguousIfSync<_>>::check;
+        is_sync::<RawGuard<'static, u32>>();
+    };
 }

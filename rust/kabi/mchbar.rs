@@ -38,9 +38,16 @@ unsafe impl Send for IoMap {}
 unsafe impl Sync for IoMap {}
 
 impl IoMap {
-    /// Maps `size` bytes at physical address `phys`.
-    pub(crate) fn new(phys: u64, size: usize) -> Result<Self> {
-        // SAFETY: `ioremap` of a device window; the result is checked.
+    /// Maps `size` bytes at physical address `phys`, for [`IoMap::read32`].
+    ///
+    /// # Safety
+    ///
+    /// `phys..phys + size` is a device register window whose 32-bit reads have no side
+    /// effect (such as the IMC's free-running counters in MCHBAR): `read32` reads any aligned
+    /// word of it, and a read of another device's register can acknowledge an interrupt,
+    /// pop a FIFO or wake a device.
+    pub(crate) unsafe fn new(phys: u64, size: usize) -> Result<Self> {
+        // SAFETY: `ioremap` refuses system RAM and returns NULL on failure, which is checked.
         let addr = unsafe { sys::skl_glue_ioremap(phys, size) };
         // INVARIANT: a successful mapping of `size` bytes.
         Ok(Self {

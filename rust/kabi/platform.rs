@@ -10,6 +10,8 @@ use kernel::{
 };
 
 use super::perf_sys as sys;
+#[cfg(not(skl_sim))]
+use crate::uncore::regs::UncoreMsr;
 
 /// Monotonic time in nanoseconds.
 pub(crate) fn now_ns() -> u64 {
@@ -41,17 +43,20 @@ pub(crate) fn rdmsr(msr: u32) -> Result<u64> {
 }
 
 #[cfg(not(skl_sim))]
-/// Writes MSR `msr` on this CPU; `EIO` if it faults.
-pub(crate) fn wrmsr(msr: u32, val: u64) -> Result {
-    // SAFETY: `wrmsrq_safe` catches faults. Callers only write uncore PMU registers.
-    to_result(unsafe { sys::skl_glue_wrmsr(msr, val) })
+/// Writes the uncore PMU register `msr` on this CPU; `EIO` if it faults.
+pub(crate) fn wrmsr(msr: UncoreMsr, val: u64) -> Result {
+    // SAFETY: `msr` is an uncore PMU register (`UncoreMsr`'s invariant): writing it changes
+    // what the uncore counts, never memory or the CPU's own state. `wrmsrq_safe` catches the
+    // #GP of a value the register refuses.
+    to_result(unsafe { sys::skl_glue_wrmsr(msr.addr(), val) })
 }
 
 #[cfg(not(skl_sim))]
-/// Writes MSR `msr` on CPU `cpu` (process context: it may sleep).
-pub(crate) fn wrmsr_on_cpu(cpu: CpuId, msr: u32, val: u64) -> Result {
-    // SAFETY: As for `wrmsr`; the glue waits for the remote CPU.
-    to_result(unsafe { sys::skl_glue_wrmsr_on_cpu(cpu.as_u32(), msr, val) })
+/// Writes the uncore PMU register `msr` on CPU `cpu` (process context: it may sleep).
+pub(crate) fn wrmsr_on_cpu(cpu: CpuId, msr: UncoreMsr, val: u64) -> Result {
+    // SAFETY: As for `wrmsr`; `cpu` is a possible CPU (`CpuId`), and the glue fails cleanly if
+    // it is offline and waits for the remote write.
+    to_result(unsafe { sys::skl_glue_wrmsr_on_cpu(cpu.as_u32(), msr.addr(), val) })
 }
 
 #[cfg(not(skl_sim))]
@@ -94,15 +99,21 @@ pub(crate) fn cpu_model_name() -> Option<&'static CStr> {
     }
 }
 
-/// Whether another driver (Linux's `intel_uncore`) registered a PMU called `name`.
-pub(crate) fn pmu_name_taken(name: &CStr) -> bool {
-    // SAFETY: `name` is a valid C string; the glue looks the name up in sysfs.
-    unsafe { sys::skl_glue_pmu_name_taken(name.as_char_ptr()) }
+/// Whether another driver (Linux's `intel_uncore`) registered a PMU called `name`, from perf's
+/// bus itself, whatever the caller's mount namespace (see `rust/kglue.c`).
+pub(crate) fn pmu_name_taken(name: &CStr) -> Result<bool> {
+    // SAFETY: `name` is a valid C string; the glue creates and releases a kernel counter of
+    // its own (process context, as module init is) and looks the name up on perf's bus.
+    let ret = unsafe { sys::skl_glue_pmu_name_taken(name.as_char_ptr()) };
+    to_result(ret)?;
+    Ok(ret > 0)
 }
 
-/// Whether the loadable module `name` is loaded (never true of a built-in).
+/// Whether the loadable module `name` is loaded (never true of a built-in), from the module
+/// kset itself, whatever the caller's mount namespace.
 pub(crate) fn module_loaded(name: &CStr) -> bool {
-    // SAFETY: `name` is a valid C string; the glue looks for `/sys/module/<name>/initstate`.
+    // SAFETY: `name` is a valid C string; the glue looks it up in the kset of this module's
+    // own kobject, which exists while the module does.
     unsafe { sys::skl_glue_module_loaded(name.as_char_ptr()) }
 }
 

@@ -9,10 +9,20 @@
 //!
 //! # Invariants
 //!
-//! - The timer is armed iff `live > 0`, except that a callback already running when `live`
-//!   drops to zero ends itself, and that the timer is off while an IPI takes it home.
+//! - The timer is armed iff `arm.armed` (`live > 0` and not stopped), except that a callback
+//!   already running when `live` drops to zero ends itself, and that the timer is off while an
+//!   IPI takes it home.
 //! - A callback never waits for a lock: so `track` may cancel it while its caller holds any
 //!   lock the callback's work try-locks.
+//! - Neither the timer nor the IPI owns a reference to the poller, so neither can drop the
+//!   last one (in hard irq, freeing the package and whatever its work owns: an MMIO mapping's
+//!   `iounmap` may sleep). The poller's owner keeps it alive; [`Poller::stop`], which its
+//!   drop runs too, cancels the timer (waiting for a running callback), forbids re-arming,
+//!   then sleeps until `homing` is clear. `homing` is set before an IPI is sent and cleared by
+//!   its handler's last access to the poller, a release store: the csd is idle by then (perf's
+//!   async csds are unlocked before their function runs). What the handler runs after the
+//!   store is its return, in module text, which outlives it: `free_module` waits for an RCU
+//!   grace period, and a hard-irq handler is an RCU read-side section.
 
 use core::{ffi::c_void, marker::PhantomPinned, ops::Deref};
 
@@ -23,12 +33,14 @@ use kernel::{
     static_lock_class,
     sync::{
         atomic::{ordering, Atomic},
-        Arc, ArcBorrow,
+        Arc,
     },
+    task::might_sleep,
     time::{
+        delay::fsleep,
         hrtimer::{
-            ArcHrTimerHandle, HasHrTimer, HrTimer, HrTimerCallback, HrTimerCallbackContext,
-            HrTimerPointer, HrTimerRestart, RelativePinnedHardMode,
+            HasHrTimer, HrTimer, HrTimerCallback, HrTimerCallbackContext, HrTimerRestart,
+            RelativePinnedHardMode,
         },
         Delta, Monotonic,
     },
@@ -42,11 +54,54 @@ const SOON: Delta = Delta::from_millis(1);
 
 /// Timers taken home by an IPI since load (every poller), for the tests' statistics.
 static HOMINGS: Atomic<u64> = Atomic::new(0);
+/// IPIs sent to take a timer home since load; minus [`HOMINGS`]: those in flight.
+static HOMINGS_SENT: Atomic<u64> = Atomic::new(0);
 
 /// How many times a poller went home after CPU hotplug moved it away.
 #[cfg(skl_sim)]
 pub(crate) fn homings() -> u64 {
     HOMINGS.load(ordering::Relaxed)
+}
+
+/// IPIs taking a timer home that were sent and have not finished.
+#[cfg(skl_sim)]
+pub(crate) fn homings_in_flight() -> u64 {
+    let done = HOMINGS.load(ordering::Acquire);
+    HOMINGS_SENT.load(ordering::Acquire).saturating_sub(done)
+}
+
+/// Test hook (simulator only): milliseconds by which the IPI taking a timer home completes
+/// late, as when its target is a preempted virtual CPU: RCU grace periods pass meanwhile, so
+/// only `homing` tells the unload to wait. Run by a work item the glue flushes at unload.
+#[cfg(skl_sim)]
+static IPI_DELAY_MS: Atomic<u32> = Atomic::new(0);
+
+/// Test hook (simulator only): once something was live, a poller's count never drops below
+/// one, as if perf had left an event behind: its timer is still armed at unload.
+#[cfg(skl_sim)]
+static LEAK_LIVE: Atomic<bool> = Atomic::new(false);
+
+/// The simulator's test hooks (see [`IPI_DELAY_MS`] and [`LEAK_LIVE`]); dropped after every
+/// poller, it waits for a late IPI's work item.
+#[cfg(skl_sim)]
+pub(crate) struct TestHooks(());
+
+#[cfg(skl_sim)]
+impl TestHooks {
+    /// Sets the hooks for the module's lifetime.
+    pub(crate) fn new(ipi_delay_ms: u32, leak_live: bool) -> Self {
+        IPI_DELAY_MS.store(ipi_delay_ms, ordering::Relaxed);
+        LEAK_LIVE.store(leak_live, ordering::Relaxed);
+        Self(())
+    }
+}
+
+#[cfg(skl_sim)]
+impl Drop for TestHooks {
+    fn drop(&mut self) {
+        // SAFETY: Waits for the glue's work item, if any, to return (module text).
+        unsafe { sys::skl_glue_defer_flush() };
+    }
 }
 
 /// The work a [`Poller`] does.
@@ -59,19 +114,28 @@ pub(crate) trait PackageWork: Send + Sync + 'static {
     fn run(&self) -> Option<Delta>;
 }
 
+/// What `track`, `rehome` and `stop` agree on, under `Poller::arm`.
+struct Arm {
+    /// Live things.
+    live: u32,
+    /// The timer should be running: `live > 0` and not stopped.
+    armed: bool,
+    /// `stop` ran: the timer is never armed again.
+    stopped: bool,
+}
+
 /// Runs `T` from a timer while [`Poller::track`]'s count is non-zero.
-#[pin_data]
+#[pin_data(PinnedDrop)]
 pub(crate) struct Poller<T: PackageWork> {
     #[pin]
     timer: HrTimer<Self>,
     #[pin]
     csd: Opaque<bindings::__call_single_data>,
-    /// Live things, and the armed timer (cancelled when dropped).
     #[pin]
-    arm: RawSpinLock<(u32, Option<ArcHrTimerHandle<Self>>)>,
-    /// `arm.0`, for the callback, which must not take `arm`.
+    arm: RawSpinLock<Arm>,
+    /// `arm.live`, for the callback, which must not take `arm`.
     live: Atomic<u32>,
-    /// An IPI taking the timer home is in flight (it holds an `Arc` of its own).
+    /// An IPI taking the timer home is in flight (see the invariants).
     homing: Atomic<i32>,
     /// The first run's delay and the period when the work does not say.
     period: Delta,
@@ -120,7 +184,15 @@ impl<T: PackageWork> Poller<T> {
                 csd <- Opaque::ffi_init(|slot: *mut bindings::__call_single_data| unsafe {
                     sys::skl_glue_csd_init(slot.cast(), Some(ipi_cb::<T>), slot.cast())
                 }),
-                arm <- RawSpinLock::new((0, None), c"skl_uncore_poller", static_lock_class!()),
+                arm <- RawSpinLock::new(
+                    Arm {
+                        live: 0,
+                        armed: false,
+                        stopped: false,
+                    },
+                    c"skl_uncore_poller",
+                    static_lock_class!()
+                ),
                 live: Atomic::new(0),
                 homing: Atomic::new(0),
                 period,
@@ -134,33 +206,92 @@ impl<T: PackageWork> Poller<T> {
     /// Adds `delta` to the live count: the timer is started on this CPU when it becomes
     /// non-zero and cancelled when it drops to zero. May run with any lock held that the
     /// work only try-locks, interrupts on or off, from a CPU of the package.
-    pub(crate) fn track(self: &Arc<Self>, delta: i64) {
+    pub(crate) fn track(&self, delta: i64) {
         let mut arm = self.arm.lock();
-        arm.0 = (i64::from(arm.0) + delta).max(0) as u32;
-        self.live.store(arm.0, ordering::Relaxed);
-        if arm.0 == 0 {
-            // Cancels, waiting for a running callback, which waits for nothing.
-            arm.1 = None;
-        } else if arm.1.is_none() {
-            arm.1 = Some(self.clone().start(self.period));
+        let was = arm.live;
+        arm.live = i64::from(was)
+            .saturating_add(delta)
+            .clamp(0, i64::from(u32::MAX)) as u32;
+        #[cfg(skl_sim)]
+        if was > 0 && arm.live == 0 && LEAK_LIVE.load(ordering::Relaxed) {
+            arm.live = 1;
         }
+        self.live.store(arm.live, ordering::Relaxed);
+        if arm.live == 0 {
+            if arm.armed {
+                arm.armed = false;
+                // Waits for a running callback, which waits for nothing.
+                self.cancel();
+            }
+        } else if !arm.armed && !arm.stopped {
+            arm.armed = true;
+            self.start(self.period);
+        }
+    }
+
+    /// The live count.
+    pub(crate) fn live(&self) -> u32 {
+        self.live.load(ordering::Relaxed)
+    }
+
+    /// Stops for good, before the poller is freed: cancels the timer, keeps it from being
+    /// armed again and waits for an IPI in flight. `track` still counts. Process context (it
+    /// sleeps); the poller's drop runs it too.
+    pub(crate) fn stop(&self) {
+        might_sleep();
+        {
+            let mut arm = self.arm.lock();
+            arm.stopped = true;
+            arm.armed = false;
+            self.cancel();
+        }
+        // The callback has returned and nothing restarts it; an IPI it sent may be in flight.
+        #[cfg(skl_sim)]
+        if self.homing.load(ordering::Relaxed) != 0 {
+            pr_info!("stop: waiting for an IPI in flight\n");
+        }
+        while self.homing.load(ordering::Acquire) != 0 {
+            fsleep(Delta::from_micros(100));
+        }
+    }
+
+    /// Starts the timer on this CPU, or restarts it there.
+    fn start(&self, expires: Delta) {
+        // SAFETY: `self` is valid and pinned (`new` builds it in an `Arc`). The timer is
+        // cancelled before `self` is freed: `stop`, which the drop runs, cancels it after
+        // forbidding `track` and `rehome` to start it again.
+        unsafe { <Self as HasHrTimer<Self>>::start(self, expires) };
+    }
+
+    /// Cancels the timer, waiting for a running callback.
+    fn cancel(&self) {
+        // SAFETY: `self` is valid, so is its timer, set up by `HrTimer::new` in `new`.
+        unsafe {
+            bindings::hrtimer_cancel(<Self as HasHrTimer<Self>>::c_timer_ptr(self).cast_mut())
+        };
     }
 
     /// Starts the timer on this CPU, replacing any other (the IPI's work). It runs at once:
     /// a run was missed on the way.
-    fn rehome(self: &Arc<Self>) {
-        let mut arm = self.arm.lock();
-        arm.1 = None;
-        if arm.0 > 0 {
-            arm.1 = Some(self.clone().start(SOON));
+    fn rehome(&self) {
+        let arm = self.arm.lock();
+        if arm.armed {
+            self.start(SOON);
         }
     }
 }
 
-impl<T: PackageWork> HrTimerCallback for Poller<T> {
-    type Pointer<'a> = Arc<Self>;
+#[pinned_drop]
+impl<T: PackageWork> PinnedDrop for Poller<T> {
+    fn drop(self: Pin<&mut Self>) {
+        self.stop();
+    }
+}
 
-    fn run(this: ArcBorrow<'_, Self>, mut ctx: HrTimerCallbackContext<'_, Self>) -> HrTimerRestart {
+impl<T: PackageWork> HrTimerCallback for Poller<T> {
+    type Pointer<'a> = Pin<&'a Self>;
+
+    fn run(this: Pin<&Self>, mut ctx: HrTimerCallbackContext<'_, Self>) -> HrTimerRestart {
         if this.live.load(ordering::Relaxed) == 0 {
             // The last thing went while we ran; `track` cancelled or is cancelling us.
             return HrTimerRestart::NoRestart;
@@ -168,17 +299,14 @@ impl<T: PackageWork> HrTimerCallback for Poller<T> {
         if !this.work.at_home() {
             // Moved off a dying CPU into another package: go home, where the MSRs are.
             if this.homing.cmpxchg(0, 1, ordering::Acquire).is_ok() {
-                let arc: Arc<Self> = this.into();
                 let sent = this.work.home_cpu().is_some_and(|cpu| {
-                    // The IPI owns one reference until its handler gives it back.
-                    let raw = Arc::into_raw(arc.clone());
-                    // SAFETY: `csd` was initialised in `new` and is not in flight (`homing`
-                    // was 0); `raw` keeps `Self` alive until the handler runs.
+                    HOMINGS_SENT.add(1, ordering::Relaxed);
+                    // SAFETY: `csd` was initialised in `new` and is idle (`homing` was 0);
+                    // the poller outlives the IPI (`stop` waits for `homing`).
                     let ret =
                         unsafe { sys::skl_glue_csd_send(cpu.as_u32(), this.csd.get().cast()) };
                     if ret != 0 {
-                        // SAFETY: Not sent: the reference is ours again.
-                        drop(unsafe { Arc::from_raw(raw) });
+                        HOMINGS_SENT.fetch_sub(1, ordering::Relaxed);
                     }
                     ret == 0
                 });
@@ -204,14 +332,39 @@ impl<T: PackageWork> HrTimerCallback for Poller<T> {
 /// # Safety
 ///
 /// Called by the IPI machinery with the `csd` of a live `Poller<T>`, sent by its timer
-/// callback, which leaked one `Arc` reference for it.
+/// callback, which set `homing`.
 unsafe extern "C" fn ipi_cb<T: PackageWork>(info: *mut c_void) {
+    #[cfg(skl_sim)]
+    {
+        let ms = IPI_DELAY_MS.load(ordering::Relaxed);
+        // SAFETY: `ipi_finish` takes the same `info`, valid until `homing` clears, which only
+        // `ipi_finish` does; the glue runs it once, later, from a work item flushed at unload.
+        if ms > 0 && unsafe { sys::skl_glue_defer(Some(ipi_finish::<T>), info, ms) } == 0 {
+            return;
+        }
+    }
+    // SAFETY: As required of `ipi_cb`.
+    unsafe { ipi_finish::<T>(info) };
+}
+
+/// The IPI's work: starts the timer here and clears `homing`.
+///
+/// # Safety
+///
+/// As for [`ipi_cb`], once per IPI.
+unsafe extern "C" fn ipi_finish<T: PackageWork>(info: *mut c_void) {
     let csd = info.cast::<Opaque<bindings::__call_single_data>>();
     // SAFETY: `info` is the `csd` field of a `Poller<T>` (see `new`).
     let this = unsafe { kernel::container_of!(csd, Poller<T>, csd) }.cast_const();
-    // SAFETY: The sender leaked a reference for us (see `run`): take it back.
-    let this = unsafe { Arc::from_raw(this) };
-    this.rehome();
-    HOMINGS.add(1, ordering::Relaxed);
-    this.homing.store(0, ordering::Release);
+    let homing = {
+        // SAFETY: The poller lives until `homing` is clear (`stop` waits for it).
+        let this = unsafe { &*this };
+        this.rehome();
+        HOMINGS.fetch_add(1, ordering::Release);
+        this.homing.as_ptr()
+    };
+    // SAFETY: `homing` points into the poller, still alive: this store is what lets `stop`
+    // return, and the poller be freed. No reference to it is live across the store, and
+    // nothing reads it after.
+    unsafe { sys::skl_glue_store_release(homing, 0) };
 }

@@ -11,6 +11,11 @@
 
 use super::units::Unit;
 
+mod uncore_msr;
+// The kernel layer's (the host crate only tests it).
+#[allow(unused_imports)]
+pub(crate) use uncore_msr::UncoreMsr;
+
 bitfield! {
     /// `MSR_UNC_PERF_GLOBAL_CTRL` (Table 2-2; moved from 0x391 on 5th generation, Table 1-1).
     pub(crate) struct GlobalCtrl @ 0xE01 {

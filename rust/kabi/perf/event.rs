@@ -36,6 +36,12 @@ impl Event {
         self.0.get()
     }
 
+    fn pmu(&self) -> *mut sys::pmu {
+        // SAFETY: By the type invariant the event is live; perf sets `pmu` before
+        // `event_init` and does not change it while the event exists.
+        unsafe { (*self.raw()).pmu }
+    }
+
     fn attr(&self) -> &sys::perf_event_attr {
         // SAFETY: By the type invariant the event is live; perf does not change `attr` after
         // the event is allocated.
@@ -189,22 +195,31 @@ impl InitEvent {
         unsafe { (*self.0.raw()).group_leader == self.0.raw() }
     }
 
-    /// Calls `f` for the group leader and every sibling of it that is not off.
-    pub(crate) fn for_each_in_group(&self, mut f: impl FnMut(&Event)) {
+    /// Calls `f` for every event of this one's group (leader included, this one not yet)
+    /// that is on this event's PMU and not off. Members are installed events, whose count and
+    /// state belong to perf's context lock, which is not held here (only `ctx->mutex` is): `f`
+    /// gets a [`GroupMember`], which can only read what was fixed at its `event_init`. Events
+    /// of other PMUs are skipped: their `hw` area is another driver's, changing under us.
+    pub(crate) fn for_each_in_group(&self, mut f: impl FnMut(&GroupMember)) {
+        let pmu = self.0.pmu();
         // SAFETY: In `event_init` perf holds the group's context mutex (or the group is this
         // event alone): the leader outlives the call and its sibling list is stable; each
-        // entry is the `sibling_list` member of a live `perf_event`.
+        // entry is the `sibling_list` member of a live `perf_event`. `state` changes under the
+        // context lock, which we do not hold: it is read once, volatile (`READ_ONCE`).
         unsafe {
             let leader = (*self.0.raw()).group_leader;
-            f(Event::from_raw(leader));
             let head = &raw mut (*leader).sibling_list;
+            let mut member = leader;
             let mut pos = (*head).next;
-            while pos != head {
-                let sibling: *mut sys::perf_event =
-                    kernel::container_of!(pos, sys::perf_event, sibling_list);
-                if (*sibling).state > STATE_OFF {
-                    f(Event::from_raw(sibling));
+            loop {
+                let on = core::ptr::read_volatile(&raw const (*member).state) > STATE_OFF;
+                if (*member).pmu == pmu && (member == leader || on) {
+                    f(GroupMember::from_raw(member));
                 }
+                if pos == head {
+                    break;
+                }
+                member = kernel::container_of!(pos, sys::perf_event, sibling_list);
                 pos = (*pos).next;
             }
         }
@@ -229,8 +244,33 @@ impl InitEvent {
     }
 
     /// Whether `other` is on the same PMU.
-    pub(crate) fn same_pmu(&self, other: &Event) -> bool {
-        // SAFETY: By the type invariants both events are live.
-        unsafe { (*self.0.raw()).pmu == (*other.raw()).pmu }
+    pub(crate) fn same_pmu(&self, other: &GroupMember) -> bool {
+        self.0.pmu() == other.0.pmu()
+    }
+}
+
+/// Another event of the group of an event in `event_init`, seen read-only: it may be
+/// counting, and its count and `hw.state` are perf's context lock's, which the caller does not
+/// hold. Only what is fixed once an event is initialised can be read.
+///
+/// # Invariants
+///
+/// As [`Event`]'s, for the duration of [`InitEvent::for_each_in_group`]'s callback.
+#[repr(transparent)]
+pub(crate) struct GroupMember(Event);
+
+impl GroupMember {
+    /// # Safety
+    ///
+    /// `ptr` points to a live `struct perf_event` that outlives `'a`.
+    unsafe fn from_raw<'a>(ptr: *mut sys::perf_event) -> &'a Self {
+        // SAFETY: `GroupMember` is a transparent wrapper of `Event`; the caller guarantees the
+        // lifetime.
+        unsafe { &*ptr.cast::<Self>() }
+    }
+
+    /// The driver's encoding of what the event counts, set in its own `event_init`.
+    pub(crate) fn hw_config(&self) -> u64 {
+        self.0.hw_config()
     }
 }
