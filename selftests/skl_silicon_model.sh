@@ -39,7 +39,7 @@ i7-6700K) part="0x5 5 4 yes $P" ;;   # HW: the probe, bit for bit
 # Manual 334060-001: Table 2-1 (2 counters), Table 2-7 (PERFEVTSEL bits), Table 2-2 (bit 4
 # reserved), Table 2-3 (status bits 0, 1, 3); the count rule of section 2.4.1.
 manual) part="0x5 4 2 no 0xffffffffe02b0000 0xffffffff1ffffff0 0xfffffffffffffff4" ;;
-2-core) part="0x3 3 4 yes $P" ;;     # HW: 0x396 reads 3 on a 2-core part of the family
+2-core) part="0x3 3 4 yes $P" ;;     # HW: the same probe of a 2-core Broadwell i7-5600U
 i7-8665U) part="0x5 5 2 yes $P" ;;   # Anecdote: a write to 0x703 faulted
 i9-9900K) part="0x9 8 4 yes $P" ;;   # Tool: CBo 7 at 0xF70 (Linux CFL_UNC_CBO_7_*)
 i9-10900K) part="0xb 8 4 yes $P" ;;  # Tool: 8 boxes with known addresses for 10 cores
