@@ -4,16 +4,28 @@
  * injects events, presets counters and reads the model's per-register access counts through
  * MSRs no driver touches. Static: the guest has no C library.
  *
- *   skl-silicon info                            magic, CBos, counters per CBo, UCLK, MCHBAR, ID
+ *   skl-silicon info                            CBo slices, counters per CBo, UCLK, MCHBAR,
+ *                                               profile, MSR_UNC_CBO_CONFIG, CBo blocks,
+ *                                               package, host bridge ID
  *   skl-silicon inject UNIT BOX EVENT UMASK COUNT    prints how many counters saw it
  *   skl-silicon preset UNIT BOX COUNTER VALUE
  *   skl-silicon peek UNIT BOX COUNTER               prints a counter's value (not an access)
+ *   skl-silicon tally UNIT BOX [COUNTER]        what the box's counters (or one) counted while
+ *                                               enabled since tally-reset, and how often
+ *                                               counting started: "SUM STARTS"
+ *   skl-silicon tally-reset
+ *   skl-silicon lose ctrl|counters|global|all   the package loses its PERFEVTSELs, FIXED_CTRL
+ *                                               and +4 registers / its counters / its
+ *                                               GLOBAL_CTRL / all of them (as S3 does)
+ *   skl-silicon rate UNIT BOX PER_S             background rate of every CBo (cbox) or ARB
+ *                                               counter, UCLK (clock), IMC counter BOX (imc)
  *   skl-silicon stats                           one line per register accessed since the reset
  *   skl-silicon stats-reset
  *
  * UNIT is cbox, arb, clock or imc; COUNTER is the generic counter, 0 for the clock, the IMC
- * event code 1..5 for the IMC (as the simulator's debugfs files). Exit 1 on a refused command
- * (no such box/counter, bad event), 2 on bad usage or no device.
+ * event code 1..5 for the IMC (as the simulator's debugfs files). Commands act on the package
+ * of CPU $SKL_SILICON_CPU (default 0). Exit 1 on a refused command (no such box/counter, bad
+ * event), 2 on bad usage or no device.
  *
  * Backdoor MSRs, through /dev/cpu/0/msr (the guest boots with msr.allow_writes=on):
  * 0x534b4c00 read gives the magic "SKLU", write selects argument N (0..7); 0x534b4c01 reads or
@@ -21,8 +33,9 @@
  * command, 2 no such box or counter, 3 bad event). Commands: 1 info, 2 inject (args unit box
  * event umask count -> arg0 = counters hit), 3 preset (unit box counter value), 4 stats-next
  * (arg0 = from -> next, kind, addr, reads, writes; kind 0 = end, 1 MSR, 2 MCHBAR offset,
- * 3 config offset of 0:0.0), 5 stats-reset, 6 peek (unit box counter -> arg0 = value).
- * Units: 0 cbox, 1 arb, 2 clock, 3 imc.
+ * 3 config offset of 0:0.0), 5 stats-reset, 6 peek (unit box counter -> arg0 = value),
+ * 7 tally (unit box counter|~0 -> arg0 = sum, arg1 = starts), 8 tally-reset, 9 lose (what:
+ * 1 controls, 2 counters, 3 GLOBAL_CTRL, 4 all), 10 rate (unit box rate). Units: 0 cbox, 1 arb, 2 clock, 3 imc.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -108,12 +121,16 @@ int main(int argc, char **argv)
 	int st;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: skl-silicon info|inject|preset|peek|stats|stats-reset ...\n");
+		fprintf(stderr, "usage: skl-silicon info|inject|preset|peek|tally|tally-reset|lose|rate|stats|stats-reset ...\n");
 		return 2;
 	}
-	fd = open("/dev/cpu/0/msr", O_RDWR);
+	const char *cpu = getenv("SKL_SILICON_CPU");
+	char path[64];
+
+	snprintf(path, sizeof(path), "/dev/cpu/%s/msr", cpu && *cpu ? cpu : "0");
+	fd = open(path, O_RDWR);
 	if (fd < 0) {
-		perror("skl-silicon: /dev/cpu/0/msr");
+		fprintf(stderr, "skl-silicon: %s: %s\n", path, strerror(errno));
 		return 2;
 	}
 	uint64_t magic;
@@ -123,11 +140,20 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!strcmp(argv[1], "info") && argc == 2) {
+		static const char *const skus[] = { "i7-6700K", "manual", "2-core", "i7-8665U",
+						    "i9-9900K", "i9-10900K" };
 		command(1);
-		printf("cbos %llu counters %llu uclk_hz %llu mchbar %#llx device %#llx\n",
+		uint64_t a7 = get_arg(7);
+		unsigned int sku = (a7 >> 8) & 0xff;
+
+		/* The device ID stays last: tests take it with sed 's/.*device //'. */
+		printf("cbos %llu counters %llu uclk_hz %llu mchbar %#llx sku %s config %#llx "
+		       "blocks %u package %u/%u device %#llx\n",
 		       (unsigned long long)get_arg(1), (unsigned long long)get_arg(2),
 		       (unsigned long long)get_arg(3), (unsigned long long)get_arg(4),
-		       (unsigned long long)get_arg(5));
+		       sku < 6 ? skus[sku] : "?", (unsigned long long)get_arg(6),
+		       (unsigned int)(a7 & 0xff), (unsigned int)((a7 >> 16) & 0xff),
+		       (unsigned int)((a7 >> 24) & 0xff), (unsigned long long)get_arg(5));
 		return 0;
 	}
 	if (!strcmp(argv[1], "inject") && argc == 7) {
@@ -156,6 +182,42 @@ int main(int argc, char **argv)
 			return refused("peek", st);
 		printf("0x%llx\n", (unsigned long long)get_arg(0));
 		return 0;
+	}
+	if (!strcmp(argv[1], "tally") && (argc == 4 || argc == 5)) {
+		set_arg(0, unit_code(argv[2]));
+		set_arg(1, num(argv[3]));
+		set_arg(2, argc == 5 ? num(argv[4]) : ~0ull);
+		st = command(7);
+		if (st)
+			return refused("tally", st);
+		printf("%llu %llu\n", (unsigned long long)get_arg(0), (unsigned long long)get_arg(1));
+		return 0;
+	}
+	if (!strcmp(argv[1], "tally-reset") && argc == 2) {
+		command(8);
+		return 0;
+	}
+	if (!strcmp(argv[1], "lose") && argc == 3) {
+		static const char *const what[] = { "", "ctrl", "counters", "global", "all" };
+		int w = 0;
+
+		for (int i = 1; i < 5; i++)
+			if (!strcmp(argv[2], what[i]))
+				w = i;
+		if (!w) {
+			fprintf(stderr, "skl-silicon: lose ctrl|counters|global|all\n");
+			return 2;
+		}
+		set_arg(0, w);
+		st = command(9);
+		return st ? refused("lose", st) : 0;
+	}
+	if (!strcmp(argv[1], "rate") && argc == 5) {
+		set_arg(0, unit_code(argv[2]));
+		set_arg(1, num(argv[3]));
+		set_arg(2, num(argv[4]));
+		st = command(10);
+		return st ? refused("rate", st) : 0;
 	}
 	if (!strcmp(argv[1], "stats") && argc == 2) {
 		static const char *const kind[] = { "", "msr", "mmio", "pcicfg" };
