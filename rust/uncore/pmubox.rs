@@ -9,10 +9,10 @@
 //! [`Tallies`], and register access goes through [`Regs`].
 //!
 //! Perf brackets scheduling with `pmu_disable`/`pmu_enable`, and every `del` there is final:
-//! the event's last count is folded before `del` returns and the box forgets it. What a `del`
-//! inside the bracket keeps is the counter's programming (`parked`): an `add` of the same
-//! event takes the counter over with one read instead of two writes, as the core PMU keeps
-//! counters that did not move (`arch/x86/events/core.c`); `enable` stops the rest. An `add`
+//! the counter stops, the event's last count is folded before `del` returns and the box
+//! forgets it. What a `del` inside the bracket keeps is where the counter stopped (`parked`),
+//! as the core PMU keeps an event's counter assignment (`x86_pmu_del`): an `add` of the same
+//! event starts the counter again with one write and no read. An `add`
 //! programs its event at once where it gets a counter nobody holds, so that a register that
 //! faults is an error perf reports (`EIO`), not an event that counts nothing.
 //!
@@ -109,6 +109,16 @@ struct Slot<H> {
     run: bool,
 }
 
+/// A generic counter a `del` inside a disabled section stopped: an `add` of the same event
+/// starts it again with one write, its baseline where it stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Parked {
+    /// Its `PERFEVTSEL` value while it counted.
+    ctl: u64,
+    /// The counter's value when it stopped (it has not moved since).
+    raw: u64,
+}
+
 /// Live events by kind of counter: the MSR ones need the package watchdog, the IMC ones only
 /// the wrap poll.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -125,11 +135,9 @@ pub(crate) struct PmuBox<H: Handle> {
     unit: &'static Unit,
     box_idx: u32,
     slots: [Option<Slot<H>>; MAX_BOX_EVENTS],
-    /// Generic counters a `del` inside a disabled section left programmed, with their control
-    /// value.
-    parked: [Option<u64>; sched::MAX_COUNTERS],
-    /// Fixed-counter users such `del`s left.
-    parked_fixed: u32,
+    /// Generic counters a `del` inside a disabled section stopped, with what they were
+    /// programmed for and where they stopped.
+    parked: [Option<Parked>; sched::MAX_COUNTERS],
     /// Generic counters whose `PERFEVTSEL` faulted when written.
     faulted: u32,
     /// Generic counters whose `PERFEVTSEL` took a write.
@@ -151,7 +159,6 @@ impl<H: Handle> PmuBox<H> {
             box_idx,
             slots: [None; MAX_BOX_EVENTS],
             parked: [None; sched::MAX_COUNTERS],
-            parked_fixed: 0,
             faulted: 0,
             proven: 0,
             disabled: 0,
@@ -287,9 +294,11 @@ impl<H: Handle> PmuBox<H> {
             }
             (Target::Fixed, _) => {
                 cx.regs.global_enable(false);
+                // Baseline first: the fixed counter does not move until its first user
+                // enables it.
+                self.begin(cx, i, src);
                 cx.regs.fixed_get();
                 self.live.msr += 1;
-                self.begin(cx, i, src);
             }
             _ => {
                 self.live.imc += 1;
@@ -390,7 +399,7 @@ impl<H: Handle> PmuBox<H> {
     /// move) and starts every event perf wants running. Only what changed touches a register.
     fn reconcile<R: Regs, O: FnMut(H, u64)>(&mut self, cx: &mut Cx<'_, R, O>) -> Option<Note> {
         self.dirty = false;
-        self.unpark(cx);
+        self.unpark();
         let (who, ctrs, n) = self.assignment(None)?;
         // Events perf stopped: stop, keeping the count.
         for i in 0..MAX_BOX_EVENTS {

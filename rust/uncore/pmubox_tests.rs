@@ -232,14 +232,16 @@ fn del_is_final_and_the_counter_is_taken_over() {
     r.p.inject(UnitKind::Cbox, 1, 0x34, 0x8f, 1000);
     r.add(1, generic(0x8f34), true).unwrap();
     assert_eq!(r.enable(), None);
-    // One read at del (the fold), one at add (the baseline); no write.
-    assert_eq!(r.p.accesses_since(s0), (2, 0));
+    // At del a write (stop) and a read (the fold); at add a write (start): the counter did not
+    // move meanwhile, so where it stopped is the new baseline.
+    assert_eq!(r.p.accesses_since(s0), (1, 2));
     r.p.inject(UnitKind::Cbox, 1, 0x34, 0x8f, 5);
     r.read(1);
     assert_eq!(r.counts[1], 12);
-    // A parked counter nobody takes over is stopped at enable.
+    // A counter nobody takes over stays stopped, and counts for nobody.
     r.b.disable();
     r.del(1);
+    assert_eq!(r.p.sim.rdmsr(0x710, r.p.now).unwrap(), 0);
     assert_eq!(r.enable(), None);
     assert_eq!(r.p.sim.rdmsr(0x710, r.p.now).unwrap(), 0);
 }

@@ -97,6 +97,8 @@ impl Source {
 pub(crate) struct Fold {
     /// Events to add to the owner's count.
     pub(crate) delta: u64,
+    /// The counter's raw value read.
+    pub(crate) raw: u64,
     /// The counter was reset or rewritten behind our back (its step was larger than its top
     /// rate allows since the last fold, or it went backwards while `suspect`).
     pub(crate) reset: bool,
@@ -120,6 +122,7 @@ pub(crate) fn judge(
     if let Source::Imc(_) = src {
         return Fold {
             delta: d,
+            raw: now,
             reset: false,
         };
     }
@@ -128,11 +131,13 @@ pub(crate) fn judge(
         let since_reset = if now <= bound { now } else { 0 };
         Fold {
             delta: since_reset,
+            raw: now,
             reset: true,
         }
     } else {
         Fold {
             delta: d,
+            raw: now,
             reset: false,
         }
     }
