@@ -31,9 +31,10 @@ module! {
             default: 4,
             description: "CBo slices to simulate (1-8)",
         },
-        imc: bool {
-            default: true,
-            description: "Simulate the IMC (MCHBAR) counters",
+        // u8, not bool: `module!` takes bool parameters only from 7.3 on.
+        imc: u8 {
+            default: 1,
+            description: "Simulate the IMC (MCHBAR) counters: 1 yes, 0 no",
         },
         uclk_mhz: u32 {
             default: 1000,
@@ -65,7 +66,14 @@ impl kernel::Module for SklUncoreSim {
     fn init(module: &'static ThisModule) -> Result<Self> {
         let nr_cbox = module_parameters::nr_cbox.value();
         let uclk_mhz = module_parameters::uclk_mhz.value();
-        let imc = module_parameters::imc.value();
+        let imc = match module_parameters::imc.value() {
+            0 => false,
+            1 => true,
+            other => {
+                pr_err!("imc={other}: must be 0 or 1\n");
+                return Err(EINVAL);
+            }
+        };
         if !(1..=MAX_CBOX).contains(&nr_cbox) {
             pr_err!("nr_cbox={nr_cbox}: must be 1..{MAX_CBOX}\n");
             return Err(EINVAL);
