@@ -51,6 +51,12 @@ module! {
     },
 }
 
+/// A module parameter's value: `value()` returns it by reference on 7.2 and by value (for
+/// `Copy` types) from 7.3 on; both borrow as `T`.
+fn param<T: Copy>(v: impl core::borrow::Borrow<T>) -> T {
+    *v.borrow()
+}
+
 /// Most cores per package the `cores` parameter takes: beyond any client part.
 const MAX_CORES: i32 = 64;
 
@@ -64,9 +70,9 @@ struct SklUncoreSim {
 
 impl kernel::Module for SklUncoreSim {
     fn init(module: &'static ThisModule) -> Result<Self> {
-        let nr_cbox = module_parameters::nr_cbox.value();
-        let uclk_mhz = module_parameters::uclk_mhz.value();
-        let imc = match module_parameters::imc.value() {
+        let nr_cbox: u32 = param(module_parameters::nr_cbox.value());
+        let uclk_mhz: u32 = param(module_parameters::uclk_mhz.value());
+        let imc = match param::<u8>(module_parameters::imc.value()) {
             0 => false,
             1 => true,
             other => {
@@ -82,7 +88,7 @@ impl kernel::Module for SklUncoreSim {
             pr_err!("uclk_mhz={uclk_mhz}: must be 1..5000\n");
             return Err(EINVAL);
         }
-        let cbo_config = match module_parameters::cbo_config.value() {
+        let cbo_config = match param::<i64>(module_parameters::cbo_config.value()) {
             -1 => None,
             raw @ 0.. => Some(raw as u64),
             raw => {
@@ -92,7 +98,7 @@ impl kernel::Module for SklUncoreSim {
                 return Err(EINVAL);
             }
         };
-        let cores = match module_parameters::cores.value() {
+        let cores = match param::<i32>(module_parameters::cores.value()) {
             -1 => nr_cbox,
             c @ 1..=MAX_CORES => c as u32,
             c => {
