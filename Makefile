@@ -11,7 +11,11 @@
 #   make install  build against the running kernel, install skl_uncore.ko into its module tree
 #                 (autoloaded at boot) and /etc/modprobe.d/skl-uncore.conf (blacklists
 #                 intel_uncore); honours DESTDIR, INSTALL_MOD_PATH, MODPROBE_D, RUNNING_KDIR
+#                 (on distribution headers without Rust artifacts, prepares them once:
+#                 scripts/rust-tree)
 #   make uninstall  remove both
+#   make deb      skl-uncore-dkms_*.deb (debhelper, dh-dkms): DKMS builds, signs and installs
+#                 skl_uncore.ko for each Rust-enabled kernel with headers
 #   make load     load skl_uncore.ko into the running kernel, after checking it can work
 #   make clippy   build with clippy;  make fmt / fmt-check   rustfmt with the kernel's config
 #   make clean    remove what the builds left in the tree
@@ -54,7 +58,7 @@ fmt:
 fmt-check:
 	rustfmt --check --edition 2021 --config-path .rustfmt.toml $(RUST_SOURCES)
 
-# The running kernel's build tree (it must have been built with CONFIG_RUST=y).
+# The running kernel's build tree or headers (a kernel built with CONFIG_RUST=y).
 RUNNING_KDIR ?= /lib/modules/$(shell uname -r)/build
 # Its release: where the module goes under lib/modules/.
 KREL ?= $(shell cat $(RUNNING_KDIR)/include/config/kernel.release 2>/dev/null || uname -r)
@@ -68,11 +72,22 @@ SKL_CONF = $(MODPROBE_D)/skl-uncore.conf
 # modules.alias. depmod -b needs an absolute base directory.
 SKL_DEPMOD = depmod -b $(abspath $(or $(INSTALL_MOD_PATH),/)) $(KREL)
 
+# scripts/rust-tree: RUNNING_KDIR itself when it can build Rust modules; for distribution
+# headers without the Rust build artifacts (Debian's), a tree prepared once from the same
+# version's source with the kernel's own toolchain, cached. Any missing piece stops it before
+# the build, with one line saying what to install.
+# Kbuild's modules_install signs with the kernel's key where the tree has it (a kernel built
+# here) and skips signing otherwise (distribution headers have no private key: DKMS signs
+# instead); its depmod needs a System.map that headers lack, and ours below does the job.
 install:
-	@test -d $(RUNNING_KDIR)/rust || { echo "install: $(RUNNING_KDIR) is not the build tree of \
-a Rust-enabled kernel (no rust/ in it): set RUNNING_KDIR=/path/to/your/kernel/build"; exit 1; }
-	$(MAKE) -C $(RUNNING_KDIR) M=$(CURDIR) modules
-	$(MAKE) -C $(RUNNING_KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(abspath $(INSTALL_MOD_PATH)) modules_install
+	@kdir=$$(scripts/rust-tree $(RUNNING_KDIR)) || exit 1; \
+	key=$$(sed -n 's/^CONFIG_MODULE_SIG_KEY="\(.*\)"$$/\1/p' $$kdir/.config); \
+	nosign=; case "$$key" in ""|pkcs11:*) ;; /*) [ -f "$$key" ] || nosign=CONFIG_MODULE_SIG_ALL= ;; \
+		*) [ -f "$$kdir/$$key" ] || nosign=CONFIG_MODULE_SIG_ALL= ;; esac; \
+	echo "$(MAKE) -C $$kdir M=$(CURDIR) modules modules_install $$nosign"; \
+	$(MAKE) -C $$kdir M=$(CURDIR) modules && \
+	$(MAKE) -C $$kdir M=$(CURDIR) INSTALL_MOD_PATH=$(abspath $(INSTALL_MOD_PATH)) $$nosign \
+		cmd_depmod=: modules_install
 	@# The simulator is a test module: it stays in the work tree.
 	rm -f $(MODDIR)/skl_uncore_sim.ko*
 	mkdir -p $(MODPROBE_D)
@@ -85,9 +100,29 @@ a Rust-enabled kernel (no rust/ in it): set RUNNING_KDIR=/path/to/your/kernel/bu
 		'# initcall_blacklist=intel_uncore_init instead.' \
 		'blacklist intel_uncore' > $(SKL_CONF)
 	$(SKL_DEPMOD)
-	@echo "install: installed $(MODDIR)/skl_uncore.ko; udev loads it at boot on Skylake-client CPUs"
+	@echo "install: installed $$(ls $(MODDIR)/skl_uncore.ko*); udev loads it at boot on Skylake-client CPUs"
 	@echo "install: wrote $(SKL_CONF): 'blacklist intel_uncore' keeps Linux's intel_uncore"
 	@echo "install: from autoloading and taking the uncore_* PMU names (make uninstall removes it)"
+	@scripts/load --lockdown-note
+
+# DKMS's build step (dkms.conf): the same Rust build tree as make install, cached where DKMS
+# builds run as root, then both modules (DKMS installs and signs skl_uncore.ko).
+dkms-build:
+	@kdir=$$(SKL_UNCORE_CACHE=$${SKL_UNCORE_CACHE:-/var/cache/skl-uncore} scripts/rust-tree $(RUNNING_KDIR)) || exit 1; \
+	$(MAKE) -C $$kdir M=$(CURDIR) modules
+
+# skl-uncore-dkms_VERSION_all.deb in this directory, built by debhelper and dh-dkms from a
+# clean copy of the sources (debian/).
+deb:
+	@command -v dpkg-buildpackage >/dev/null && command -v dh_dkms >/dev/null || \
+		{ echo "deb: needs debhelper and dh-dkms: apt install debhelper dh-dkms"; exit 1; }
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	mkdir "$$tmp/skl-uncore"; cp -a Kbuild Makefile dkms.conf debian rust scripts "$$tmp/skl-uncore/"; \
+	cd "$$tmp/skl-uncore"; rm -rf rust/uncore/target; \
+	find rust \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' -o -name '*.cmd' \
+		-o -name '*.d' -o -name '*.rmeta' -o -name '*_generated.rs' \) -delete; \
+	dpkg-buildpackage -b -us -uc > ../build.log 2>&1 || { tail -n 30 ../build.log; exit 1; }; \
+	cp ../skl-uncore-dkms_*.deb $(CURDIR)/; echo "deb: $$(cd .. && ls skl-uncore-dkms_*.deb)"
 
 uninstall:
 	rm -f $(MODDIR)/skl_uncore.ko* $(MODDIR)/skl_uncore_sim.ko* $(SKL_CONF)
@@ -109,4 +144,5 @@ stress: modules
 bench: modules
 	scripts/bench
 
-.PHONY: all host modules clippy clean fmt fmt-check run check stress bench install uninstall load
+.PHONY: all host modules clippy clean fmt fmt-check run check stress bench install uninstall load \
+	dkms-build deb

@@ -31,9 +31,10 @@ module! {
             default: 4,
             description: "CBo slices to simulate (1-8)",
         },
-        imc: bool {
-            default: true,
-            description: "Simulate the IMC (MCHBAR) counters",
+        // u8, not bool: `module!` takes bool parameters only from 7.3 on.
+        imc: u8 {
+            default: 1,
+            description: "Simulate the IMC (MCHBAR) counters: 1 yes, 0 no",
         },
         uclk_mhz: u32 {
             default: 1000,
@@ -58,6 +59,12 @@ module! {
     },
 }
 
+/// A module parameter's value: `value()` returns it by reference on 7.2 and by value (for
+/// `Copy` types) from 7.3 on; both borrow as `T`.
+fn param<T: Copy>(v: impl core::borrow::Borrow<T>) -> T {
+    *v.borrow()
+}
+
 /// Most cores per package the `cores` parameter takes: beyond any client part.
 const MAX_CORES: i32 = 64;
 
@@ -73,9 +80,16 @@ struct SklUncoreSim {
 
 impl kernel::Module for SklUncoreSim {
     fn init(module: &'static ThisModule) -> Result<Self> {
-        let nr_cbox = module_parameters::nr_cbox.value();
-        let uclk_mhz = module_parameters::uclk_mhz.value();
-        let imc = module_parameters::imc.value();
+        let nr_cbox: u32 = param(module_parameters::nr_cbox.value());
+        let uclk_mhz: u32 = param(module_parameters::uclk_mhz.value());
+        let imc = match param::<u8>(module_parameters::imc.value()) {
+            0 => false,
+            1 => true,
+            other => {
+                pr_err!("imc={other}: must be 0 or 1\n");
+                return Err(EINVAL);
+            }
+        };
         if !(1..=MAX_CBOX).contains(&nr_cbox) {
             pr_err!("nr_cbox={nr_cbox}: must be 1..{MAX_CBOX}\n");
             return Err(EINVAL);
@@ -84,7 +98,7 @@ impl kernel::Module for SklUncoreSim {
             pr_err!("uclk_mhz={uclk_mhz}: must be 1..5000\n");
             return Err(EINVAL);
         }
-        let cbo_config = match module_parameters::cbo_config.value() {
+        let cbo_config = match param::<i64>(module_parameters::cbo_config.value()) {
             -1 => None,
             raw @ 0.. => Some(raw as u64),
             raw => {
@@ -94,7 +108,7 @@ impl kernel::Module for SklUncoreSim {
                 return Err(EINVAL);
             }
         };
-        let cores = match module_parameters::cores.value() {
+        let cores = match param::<i32>(module_parameters::cores.value()) {
             -1 => nr_cbox,
             c @ 1..=MAX_CORES => c as u32,
             c => {

@@ -27,3 +27,73 @@ cache_lock() {
 	exec {fd}>"$SKL_CACHE/$1.lock"
 	flock "$fd"
 }
+
+# A private apt configuration in the cache (its own sources, lists and status), for
+# downloading Debian's kernel packages with `apt-get download` from suites the system does not
+# name: the system's apt sources are never touched. Sets the array APT_PRIVATE; the lists are
+# updated once a day at most (apt_private_update).
+apt_private() {
+	local dir=$SKL_CACHE/apt
+	mkdir -p "$dir/lists/partial" "$dir/archives/partial" "$dir/etc/preferences.d" \
+		"$dir/etc/sources.list.d"
+	cat > "$dir/etc/sources.list.new" <<SRC
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie-backports main
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main
+SRC
+	# A changed list of suites makes the lists stale.
+	if ! cmp -s "$dir/etc/sources.list.new" "$dir/etc/sources.list"; then
+		mv "$dir/etc/sources.list.new" "$dir/etc/sources.list"
+		rm -f "$dir/lists/.updated"
+	else
+		rm -f "$dir/etc/sources.list.new"
+	fi
+	touch "$dir/status"
+	APT_PRIVATE=(
+		-o "Dir::Etc::sourcelist=$dir/etc/sources.list"
+		-o "Dir::Etc::sourceparts=$dir/etc/sources.list.d"
+		-o "Dir::Etc::preferencesparts=$dir/etc/preferences.d"
+		-o "Dir::State::Lists=$dir/lists"
+		-o "Dir::Cache=$dir/cache"
+		-o "Dir::State::status=$dir/status"
+		-o "Debug::NoLocking=1"
+		-o "APT::Sandbox::User=root"
+		-o "APT::Get::List-Cleanup=0"
+	)
+}
+apt_private_update() {
+	local stamp=$SKL_CACHE/apt/lists/.updated
+	[ -n "$(find "$stamp" -mmin -1440 2>/dev/null)" ] && return 0
+	log "updating the private apt lists (trixie, trixie-backports)"
+	apt-get "${APT_PRIVATE[@]}" update -q >/dev/null
+	touch "$stamp"
+}
+# apt_private_download DIR PACKAGE[=VERSION]...: the .debs into DIR (kept: a second call
+# downloads nothing).
+apt_private_download() {
+	local dir=$1 p missing=()
+	shift
+	mkdir -p "$dir"
+	for p in "$@"; do
+		compgen -G "$dir/${p%%=*}_*.deb" >/dev/null || missing+=("$p")
+	done
+	[ ${#missing[@]} = 0 ] && return 0
+	apt_private_update
+	log "downloading ${missing[*]}"
+	(cd "$dir" && apt-get "${APT_PRIVATE[@]}" download -q "${missing[@]}" >/dev/null)
+}
+
+# Debian's stock Rust-enabled kernels in the test matrix (vm-run --kernel FLAVOUR): flavour,
+# kernel release, Debian package version. Fetched (scripts/fetch-stock), never built.
+STOCK_KERNELS="stock:7.3.4+deb13-amd64:7.3.4-1~bpo13+1 stock-7.2:7.2.12+deb13-amd64:7.2.12-1~bpo13+1"
+# stock_kernel FLAVOUR: sets STOCK_KREL and STOCK_PKGVER, or fails.
+stock_kernel() {
+	local k
+	for k in $STOCK_KERNELS; do
+		if [ "${k%%:*}" = "$1" ]; then
+			k=${k#*:}
+			STOCK_KREL=${k%%:*} STOCK_PKGVER=${k#*:}
+			return 0
+		fi
+	done
+	return 1
+}

@@ -13,7 +13,7 @@ ktap_header
 loaded() { grep -c '^skl_uncore_sim ' /proc/modules; }
 
 # Bad module parameters: EINVAL, nothing registered.
-for p in nr_cbox=0 nr_cbox=9 uclk_mhz=0 uclk_mhz=5001; do
+for p in nr_cbox=0 nr_cbox=9 uclk_mhz=0 uclk_mhz=5001 imc=2; do
 	insmod $KO $p 2>/dev/null
 	check "insmod $p -> EINVAL" "22 0" "$? $(loaded)"
 done

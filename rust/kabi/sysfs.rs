@@ -50,8 +50,15 @@ fn attribute(name: &'static CStr, key: *mut bindings::lock_class_key) -> binding
     let mut a: bindings::attribute = unsafe { core::mem::zeroed() };
     a.name = name.as_char_ptr();
     a.mode = 0o444;
-    // Attributes not in static memory need a static lockdep key (`sysfs_attr_init`).
-    a.key = key;
+    // Attributes not in static memory need a static lockdep key (`sysfs_attr_init`); the
+    // field exists only with lockdep (`CONFIG_DEBUG_LOCK_ALLOC`), which no distribution
+    // kernel has.
+    #[cfg(CONFIG_DEBUG_LOCK_ALLOC)]
+    {
+        a.key = key;
+    }
+    #[cfg(not(CONFIG_DEBUG_LOCK_ALLOC))]
+    let _ = key;
     a
 }
 
