@@ -52,9 +52,9 @@ module! {
             default: 0,
             description: "Test hook: ms by which the IPI taking a timer home completes late (0-1000)",
         },
-        leak_live: bool {
-            default: false,
-            description: "Test hook: package timers stay armed as if an event were left at unload",
+        leak_live: u8 {
+            default: 0,
+            description: "Test hook: 1: package timers stay armed as if an event were left at unload",
         },
     },
 }
@@ -116,13 +116,20 @@ impl kernel::Module for SklUncoreSim {
                 return Err(EINVAL);
             }
         };
-        let ipi_delay_ms = module_parameters::ipi_delay_ms.value();
+        let ipi_delay_ms = param::<u32>(module_parameters::ipi_delay_ms.value());
         if ipi_delay_ms > 1000 {
             pr_err!("ipi_delay_ms={ipi_delay_ms}: must be 0..1000\n");
             return Err(EINVAL);
         }
-        let hooks =
-            kabi::poller::TestHooks::new(ipi_delay_ms, module_parameters::leak_live.value());
+        let leak_live = match param::<u8>(module_parameters::leak_live.value()) {
+            0 => false,
+            1 => true,
+            v => {
+                pr_err!("leak_live={v}: must be 0 or 1\n");
+                return Err(EINVAL);
+            }
+        };
+        let hooks = kabi::poller::TestHooks::new(ipi_delay_ms, leak_live);
         let rates = Rates {
             uclk_hz: u64::from(uclk_mhz) * 1_000_000,
             // Deterministic DRAM traffic (64-byte lines per second): 1.2 GB/s of reads,

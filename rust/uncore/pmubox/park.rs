@@ -33,7 +33,10 @@ impl<H: Handle> PmuBox<H> {
         };
         // Stopped first: nothing counts between this read and the add that starts it again.
         let stopped = cx.regs.wrmsr(ctl, 0).is_ok();
-        let fold = cx.tallies.stop(i).and_then(|src| cx.tallies.fold(i, src, cx.regs, false));
+        let fold = cx
+            .tallies
+            .stop(i)
+            .and_then(|src| cx.tallies.fold(i, src, cx.regs, false));
         if let Some(f) = fold {
             if f.delta != 0 {
                 (cx.out)(s.ev, f.delta);
