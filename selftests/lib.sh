@@ -34,6 +34,13 @@ check_unloads_clean() {
 	fi
 }
 
+# without_sys CMD: runs CMD in a mount namespace without /sys (every mount under it, deepest
+# first: debugfs, and securityfs on distribution kernels); fails if /sys could not go.
+without_sys() {
+	unshare -m sh -c "for m in \$(awk '\$2 ~ \"^/sys/\" { print \$2 }' /proc/mounts | sort -r); do
+		umount \$m || exit 1; done; umount /sys && [ ! -e /sys/bus ] && $*"
+}
+
 ktap_end() {
 	echo "1..$ktap_n"
 	exit $((ktap_fail > 0))

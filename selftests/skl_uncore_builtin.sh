@@ -25,8 +25,7 @@ held)
 	insmod /lib/skl/skl_uncore_sim.ko 2>/dev/null
 	check "insmod refused (EEXIST from init, EBUSY to userspace)" "16" "$?"
 	# The same from a mount namespace without /sys: no path lookup decides it.
-	unshare -m sh -c "umount /sys/kernel/debug && umount /sys && [ ! -e $DEV ] &&
-		insmod /lib/skl/skl_uncore_sim.ko 2>/dev/null"
+	without_sys "insmod /lib/skl/skl_uncore_sim.ko 2>/dev/null"
 	check "insmod where /sys is not mounted: refused the same (EBUSY)" "16" "$?"
 	msg="a PMU named uncore_cbox_0 is already registered by Linux's intel_uncore, built into this kernel (CONFIG_PERF_EVENTS_INTEL_UNCORE=y; rmmod cannot unload it): boot with initcall_blacklist=intel_uncore_init, or rebuild the kernel with CONFIG_PERF_EVENTS_INTEL_UNCORE=m and blacklist intel_uncore"
 	# busybox insmod retries with init_module: each attempt (of both) logs the same line.

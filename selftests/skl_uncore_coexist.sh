@@ -22,15 +22,14 @@ check "the log names the clash and the module fix, exactly" "1" \
 check "nothing of ours registered" "no" "$([ -e /sys/kernel/debug/skl_uncore_sim ] && echo yes || echo no)"
 # The same from a mount namespace without /sys: the names are looked up on perf's bus and in
 # the module kset, not by a path under /sys.
-nosys() { unshare -m sh -c "umount /sys/kernel/debug && umount /sys && [ ! -e $DEV ] && $*"; }
 said() { dmesg | sed 's/^\[[^]]*\] //' | grep -cxF "skl_uncore_sim: $msg"; }
 before=$(said)
-nosys insmod /lib/skl/skl_uncore_sim.ko 2>/dev/null
+without_sys insmod /lib/skl/skl_uncore_sim.ko 2>/dev/null
 check "insmod where /sys is not mounted: refused the same (EBUSY)" "16" "$?"
 check "and the log names intel_uncore and the module fix again" "yes" \
 	"$([ "$(said)" -gt "$before" ] && echo yes || echo "no ($before -> $(said))")"
 rmmod intel_uncore
-nosys insmod /lib/skl/skl_uncore_sim.ko
+without_sys insmod /lib/skl/skl_uncore_sim.ko
 check "loads once intel_uncore is gone, from a namespace without /sys too" "0" "$?"
 rmmod skl_uncore_sim
 insmod /lib/skl/skl_uncore_sim.ko
