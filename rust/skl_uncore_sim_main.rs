@@ -65,6 +65,19 @@ fn param<T: Copy>(v: impl core::borrow::Borrow<T>) -> T {
     *v.borrow()
 }
 
+/// A 0/1 parameter (a `u8`: 7.2's `module!` takes no `bool`) as a `bool`, or `EINVAL` and one
+/// line.
+fn flag(name: &str, v: u8) -> Result<bool> {
+    match v {
+        0 => Ok(false),
+        1 => Ok(true),
+        v => {
+            pr_err!("{name}={v}: must be 0 or 1\n");
+            Err(EINVAL)
+        }
+    }
+}
+
 /// Most cores per package the `cores` parameter takes: beyond any client part.
 const MAX_CORES: i32 = 64;
 
@@ -82,14 +95,7 @@ impl kernel::Module for SklUncoreSim {
     fn init(module: &'static ThisModule) -> Result<Self> {
         let nr_cbox: u32 = param(module_parameters::nr_cbox.value());
         let uclk_mhz: u32 = param(module_parameters::uclk_mhz.value());
-        let imc = match param::<u8>(module_parameters::imc.value()) {
-            0 => false,
-            1 => true,
-            other => {
-                pr_err!("imc={other}: must be 0 or 1\n");
-                return Err(EINVAL);
-            }
-        };
+        let imc = flag("imc", param(module_parameters::imc.value()))?;
         if !(1..=MAX_CBOX).contains(&nr_cbox) {
             pr_err!("nr_cbox={nr_cbox}: must be 1..{MAX_CBOX}\n");
             return Err(EINVAL);
@@ -121,14 +127,7 @@ impl kernel::Module for SklUncoreSim {
             pr_err!("ipi_delay_ms={ipi_delay_ms}: must be 0..1000\n");
             return Err(EINVAL);
         }
-        let leak_live = match param::<u8>(module_parameters::leak_live.value()) {
-            0 => false,
-            1 => true,
-            v => {
-                pr_err!("leak_live={v}: must be 0 or 1\n");
-                return Err(EINVAL);
-            }
-        };
+        let leak_live = flag("leak_live", param(module_parameters::leak_live.value()))?;
         let hooks = kabi::poller::TestHooks::new(ipi_delay_ms, leak_live);
         let rates = Rates {
             uclk_hz: u64::from(uclk_mhz) * 1_000_000,

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! What a box is given and what it answers: register access, the context of each call, and
+//! the outcomes perf and the log see.
+
+use crate::uncore::tally::Tallies;
+
+/// Register access for a box, and the package-wide controls it shares with other boxes.
+pub(crate) trait Regs {
+    /// RDMSR; `None` if it faulted.
+    fn rdmsr(&mut self, msr: u32) -> Option<u64>;
+    /// WRMSR.
+    fn wrmsr(&mut self, msr: u32, val: u64) -> Result<(), Fault>;
+    /// 32-bit read of the IMC counter at MCHBAR + `offset`.
+    fn imc_read(&mut self, offset: u32) -> Option<u32>;
+    /// A monotonic clock in ns, readable in any context (NMI included).
+    fn now_ns(&mut self) -> u64;
+    /// Makes sure `MSR_UNC_PERF_GLOBAL_CTRL.EN` is set; `check` reads it first, else it is
+    /// only written when the package has not been enabled yet. Returns `true` if it had to be
+    /// set again after someone cleared it.
+    fn global_enable(&mut self, check: bool) -> bool;
+    /// One more user of the package's fixed counter: the first enables it.
+    fn fixed_get(&mut self);
+    /// One user less: the last disables it.
+    fn fixed_put(&mut self);
+}
+
+/// A register write that faulted: the register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Fault(pub(crate) u32);
+
+/// Something a box operation found that deserves the one log line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Note {
+    /// A register found reset or changed by someone else (an MSR, or the MCHBAR offset of an
+    /// IMC counter), and repaired.
+    Changed(u32),
+    /// A register that faulted when written: its counter is not used again.
+    Faulted(u32),
+}
+
+/// Why `add` refused an event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AddError {
+    /// No counter free now: perf multiplexes it.
+    Busy,
+    /// Its counter's control register faulted, just now (for the one log line).
+    Fault(u32),
+    /// Every counter it may use faulted before: it can never count here.
+    Faulted,
+}
+
+/// What a box works with besides itself: its lock-free tallies, the registers, and where folded
+/// counts go.
+pub(crate) struct Cx<'a, R, O> {
+    /// The box's lock-free counting state.
+    pub(crate) tallies: &'a Tallies,
+    /// The package's registers.
+    pub(crate) regs: &'a mut R,
+    /// Receives each folded count, with its event.
+    pub(crate) out: &'a mut O,
+}

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The host tests' rig: a box, its tallies and a package over the simulator, as the engine
+//! keeps them.
+
+use super::super::event::Target;
+use super::super::pmubox::{AddError, Fault, Note, PmuBox, Regs};
+use super::super::regs::{FixedCtrl, GlobalCtrl, PerfEvtSel, MSR_UNC_PERF_GLOBAL_CTRL};
+use super::super::sim::{count::Rates, model::Stats, SimUncore};
+use super::super::tally::Tallies;
+use super::super::units::{Unit, UnitKind};
+
+/// The package side of [`Regs`] over a simulated uncore, as the engine keeps it.
+pub(super) struct Pkg {
+    pub(super) sim: SimUncore,
+    /// The simulator's clock, ns.
+    pub(super) now: u64,
+    pub(super) global_on: bool,
+    pub(super) fixed_users: u32,
+    /// A register whose writes fault (absent on the part).
+    pub(super) absent: Option<u32>,
+    /// Writes tried on `absent`.
+    pub(super) absent_tries: u32,
+}
+
+impl Pkg {
+    pub(super) fn new() -> Self {
+        Self {
+            sim: SimUncore::new(4, true, Rates::default()),
+            now: 1_000,
+            global_on: false,
+            fixed_users: 0,
+            absent: None,
+            absent_tries: 0,
+        }
+    }
+
+    /// `n` events, a burst of `n` UCLK cycles in the model: they take that long (at 1 GHz), or
+    /// a step would be faster than any clock allows.
+    pub(super) fn inject(&mut self, unit: UnitKind, box_idx: u32, event: u8, umask: u8, n: u64) {
+        self.now += n.max(1_000);
+        self.sim
+            .inject(unit, box_idx, event, umask, n, self.now)
+            .unwrap();
+    }
+
+    pub(super) fn stats(&self) -> Stats {
+        self.sim.stats
+    }
+
+    /// MSR reads and writes since `s0`.
+    pub(super) fn accesses_since(&self, s0: Stats) -> (u64, u64) {
+        let s = self.stats();
+        (s.rdmsr - s0.rdmsr, s.wrmsr - s0.wrmsr)
+    }
+}
+
+impl Regs for Pkg {
+    fn rdmsr(&mut self, msr: u32) -> Option<u64> {
+        self.now += 10;
+        self.sim.rdmsr(msr, self.now).ok()
+    }
+    fn wrmsr(&mut self, msr: u32, val: u64) -> Result<(), Fault> {
+        self.now += 10;
+        if self.absent == Some(msr) {
+            self.absent_tries += 1;
+            return Err(Fault(msr));
+        }
+        self.sim.wrmsr(msr, val, self.now).map_err(|_| Fault(msr))
+    }
+    fn imc_read(&mut self, offset: u32) -> Option<u32> {
+        self.now += 10;
+        self.sim.mmio_read32(offset, self.now).ok()
+    }
+    fn now_ns(&mut self) -> u64 {
+        self.now
+    }
+    fn global_enable(&mut self, check: bool) -> bool {
+        let en = GlobalCtrl::DRIVER_VALUE.into_raw();
+        if check {
+            let ok = self.rdmsr(MSR_UNC_PERF_GLOBAL_CTRL) == Some(en);
+            if !ok {
+                let _ = self.wrmsr(MSR_UNC_PERF_GLOBAL_CTRL, en);
+            }
+            self.global_on = true;
+            return !ok;
+        }
+        if !self.global_on {
+            let _ = self.wrmsr(MSR_UNC_PERF_GLOBAL_CTRL, en);
+            self.global_on = true;
+        }
+        false
+    }
+    fn fixed_get(&mut self) {
+        self.fixed_users += 1;
+        if self.fixed_users == 1 {
+            let v = FixedCtrl::DRIVER_VALUE.into_raw();
+            let _ = self.wrmsr(0x394, v);
+        }
+    }
+    fn fixed_put(&mut self) {
+        self.fixed_users -= 1;
+        if self.fixed_users == 0 {
+            let _ = self.wrmsr(0x394, 0);
+        }
+    }
+}
+
+pub(super) fn generic(config: u64) -> Target {
+    Target::Generic(PerfEvtSel::from_raw(config))
+}
+
+/// A box, its tallies, the package and the counts delivered per event handle. `added[e]`
+/// says perf holds event `e` on the box: a count delivered to any other event is a bug.
+pub(super) struct Rig {
+    pub(super) p: Pkg,
+    pub(super) b: PmuBox<usize>,
+    pub(super) t: Tallies,
+    pub(super) counts: [u64; 32],
+    pub(super) added: [bool; 32],
+}
+
+/// Runs a box operation with a [`Cx`] over the rig.
+macro_rules! op {
+    ($r:expr, |$b:ident, $cx:ident| $body:expr) => {{
+        let r: &mut Rig = $r;
+        let (counts, added) = (&mut r.counts, &r.added);
+        let mut out = |ev: usize, d: u64| {
+            assert!(
+                added[ev],
+                "a count of {d} reached event {ev} outside add..del"
+            );
+            counts[ev] += d;
+        };
+        let $cx = &mut crate::uncore::pmubox::Cx {
+            tallies: &r.t,
+            regs: &mut r.p,
+            out: &mut out,
+        };
+        let $b = &mut r.b;
+        $body
+    }};
+}
+
+impl Rig {
+    pub(super) fn new(unit: &'static Unit, box_idx: u32) -> Self {
+        Self {
+            p: Pkg::new(),
+            b: PmuBox::new(unit, box_idx),
+            t: Tallies::new(unit.max_rate),
+            counts: [0; 32],
+            added: [false; 32],
+        }
+    }
+
+    pub(super) fn add(&mut self, ev: usize, target: Target, start: bool) -> Result<(), AddError> {
+        self.added[ev] = true;
+        let res = op!(self, |b, cx| b.add(cx, ev, target, start));
+        self.added[ev] = res.is_ok();
+        res
+    }
+
+    pub(super) fn del(&mut self, ev: usize) {
+        op!(self, |b, cx| b.del(cx, ev));
+        self.added[ev] = false;
+    }
+
+    pub(super) fn start(&mut self, ev: usize) -> Option<Note> {
+        op!(self, |b, cx| b.start(cx, ev))
+    }
+
+    pub(super) fn stop(&mut self, ev: usize) {
+        op!(self, |b, cx| b.stop(cx, ev))
+    }
+
+    pub(super) fn enable(&mut self) -> Option<Note> {
+        op!(self, |b, cx| b.enable(cx))
+    }
+
+    pub(super) fn check(&mut self) -> Option<Note> {
+        op!(self, |b, cx| b.check(cx))
+    }
+
+    pub(super) fn poll(&mut self) -> Option<Note> {
+        op!(self, |b, cx| b.poll(cx))
+    }
+
+    /// A lock-free read(2), as the engine makes it.
+    pub(super) fn read(&mut self, ev: usize) {
+        if let Some(d) = self.t.read(ev, &mut self.p) {
+            assert!(self.added[ev]);
+            self.counts[ev] += d;
+        }
+    }
+}
