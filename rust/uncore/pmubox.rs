@@ -29,7 +29,7 @@ use super::regs::{
     FixedCtrl, PerfCtr, PerfEvtSel, IMC_COUNTERS, MSR_UNC_PERF_FIXED_CTR, MSR_UNC_PERF_FIXED_CTRL,
 };
 use super::sched::{self, Request};
-use super::tally::{Handle, Source};
+use super::tally::{Fold, Handle, Source};
 use super::units::Unit;
 
 mod api;
@@ -196,22 +196,21 @@ impl<H: Handle> PmuBox<H> {
         }
     }
 
-    /// Folds slot `i`'s progress on `src` into its event's count; whether the counter was
-    /// found reset.
+    /// Folds slot `i`'s progress on `src` into its event's count; what the fold found (`None`
+    /// if the counter could not be read).
     fn fold<R: Regs, O: FnMut(H, u64)>(
         &self,
         cx: &mut Cx<'_, R, O>,
         i: usize,
         src: Source,
         suspect: bool,
-    ) -> bool {
-        let (Some(s), Some(f)) = (self.get(i), cx.tallies.fold(i, src, cx.regs, suspect)) else {
-            return false;
-        };
+    ) -> Option<Fold> {
+        let s = self.get(i)?;
+        let f = cx.tallies.fold(i, src, cx.regs, suspect)?;
         if f.delta != 0 {
             (cx.out)(s.ev, f.delta);
         }
-        f.reset
+        Some(f)
     }
 
     /// Programs slot `i`'s counter and takes its baseline: it counts from now on.

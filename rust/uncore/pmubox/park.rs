@@ -36,17 +36,12 @@ impl<H: Handle> PmuBox<H> {
         let fold = cx
             .tallies
             .stop(i)
-            .and_then(|src| cx.tallies.fold(i, src, cx.regs, false));
-        if let Some(f) = fold {
-            if f.delta != 0 {
-                (cx.out)(s.ev, f.delta);
-            }
-            if stopped && !f.reset {
-                self.parked[usize::from(c)] = Some(Parked {
-                    ctl: Self::expected_control(s.target),
-                    raw: f.raw,
-                });
-            }
+            .and_then(|src| self.fold(cx, i, src, false));
+        if let Some(f) = fold.filter(|f| stopped && !f.reset) {
+            self.parked[usize::from(c)] = Some(Parked {
+                ctl: Self::expected_control(s.target),
+                raw: f.raw,
+            });
         }
         self.live.msr -= 1;
         self.edit(i, |s| s.live = false);

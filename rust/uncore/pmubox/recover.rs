@@ -29,7 +29,7 @@ impl<H: Handle> PmuBox<H> {
             let Some(src) = cx.tallies.source(i) else {
                 continue;
             };
-            if self.fold(cx, i, src, false) {
+            if self.fold(cx, i, src, false).is_some_and(|f| f.reset) {
                 note = note.or(Some(Note::Changed(src.addr())));
             }
         }
