@@ -20,7 +20,7 @@ use kernel::{cpu::CpuId, new_mutex, prelude::*, str::CString, sync::Arc, sync::M
 use crate::kabi::{perf::PmuRegistration, platform, pm};
 use crate::uncore::{
     regs::MSR_UNC_PERF_GLOBAL_CTRL,
-    units::{Unit, ARB, CBOX, CLOCK, IMC},
+    units::{Unit, UnitKind, ARB, CBOX, CLOCK, IMC},
 };
 
 pub(crate) use log::Why;
@@ -52,14 +52,20 @@ pub(crate) struct Engine {
 }
 
 impl Engine {
-    /// Driver state over `hw` for the PMUs `slots` (one per box), with no PMU registered yet.
-    fn new(hw: Arc<dyn Hw>, slots: &[(&'static Unit, u32)]) -> Result<Arc<Self>> {
+    /// Driver state over `hw` for the PMUs `slots` (one per box) of a part with `cbo_counters`
+    /// generic counters per CBo, with no PMU registered yet.
+    fn new(
+        hw: Arc<dyn Hw>,
+        slots: &[(&'static Unit, u32)],
+        cbo_counters: u32,
+    ) -> Result<Arc<Self>> {
         let n = platform::max_packages();
         let mut packages = KVec::with_capacity(n as usize, GFP_KERNEL)?;
         for id in 0..n {
             let mut boxes = KVec::with_capacity(slots.len(), GFP_KERNEL)?;
             for &(unit, box_idx) in slots {
-                boxes.push(BoxState::new(unit, box_idx)?, GFP_KERNEL)?;
+                let nr = nr_generic(unit, cbo_counters);
+                boxes.push(BoxState::new(unit, box_idx, nr)?, GFP_KERNEL)?;
             }
             packages.push(package::new_package(id, hw.clone(), boxes)?, GFP_KERNEL)?;
         }
@@ -113,6 +119,15 @@ impl pm::PmOps for Engine {
     }
 }
 
+/// Generic counters per box of `unit` on a part with `cbo_counters` per CBo: the ARB has the
+/// two of Table 2-1 on every part.
+fn nr_generic(unit: &Unit, cbo_counters: u32) -> u32 {
+    match unit.kind {
+        UnitKind::Cbox => cbo_counters.min(unit.nr_generic),
+        _ => unit.nr_generic,
+    }
+}
+
 /// The PMUs a driver will register, with the claim on their names. Taken before the driver
 /// touches any register: a refusal then leaves the hardware to the driver holding the names.
 pub(crate) struct Names {
@@ -154,10 +169,16 @@ pub(crate) struct Driver {
 }
 
 impl Driver {
-    /// Registers the PMUs of `names` over `hw`.
-    pub(crate) fn new(names: Names, hw: Arc<dyn Hw>, module: &'static ThisModule) -> Result<Self> {
+    /// Registers the PMUs of `names` over `hw`, with `cbo_counters` generic counters per CBo
+    /// (what [`crate::uncore::cbo_counters`] found).
+    pub(crate) fn new(
+        names: Names,
+        hw: Arc<dyn Hw>,
+        cbo_counters: u32,
+        module: &'static ThisModule,
+    ) -> Result<Self> {
         let Names { slots, claim } = names;
-        let engine = Engine::new(hw, &slots)?;
+        let engine = Engine::new(hw, &slots, cbo_counters)?;
         let this = Self {
             _pm: pm::Syscore::register(engine.clone())?,
             engine,
@@ -166,7 +187,8 @@ impl Driver {
         // From here on, an error drops `this`, which unregisters whatever was registered.
         for (slot, &(unit, box_idx)) in slots.iter().enumerate() {
             let name = CString::try_from_fmt(fmt!("{}", PmuName(unit, box_idx)))?;
-            let pmu = UncorePmu::new(&this.engine, unit, box_idx, slot)?;
+            let nr = nr_generic(unit, cbo_counters);
+            let pmu = UncorePmu::new(&this.engine, unit, box_idx, slot, nr)?;
             let reg = KBox::pin_init(PmuRegistration::register(name, pmu, module), GFP_KERNEL)
                 .inspect_err(|e| {
                     pr_err!(

@@ -13,6 +13,7 @@ use crate::uncore::regs::{
 use crate::uncore::units::ARB;
 use crate::uncore::{
     cbo_count::CboCount,
+    cbo_counters::{CboCounters, ProbeMsr, Refused},
     imc::{self, ImcError, ImcLocation},
 };
 
@@ -146,12 +147,13 @@ pub(crate) fn probe() -> Result<Probed> {
 }
 
 impl Probed {
-    /// Checks that the uncore's MSRs behave as registers (see [`uncore_answers`]), which takes
-    /// a write: only once `_names` proves that no other driver holds our PMU names, as Linux's
-    /// `intel_uncore` would if it were using the register. `ENODEV` and one line if not.
-    pub(crate) fn confirm(&self, _names: &Names) -> Result {
+    /// Checks that the uncore's MSRs behave as registers (see [`uncore_answers`]) and finds
+    /// how many counters each CBo has ([`cbo_counters`]), which takes writes: only once
+    /// `_names` proves that no other driver holds our PMU names, as Linux's `intel_uncore`
+    /// would if it were using the registers. `ENODEV` and one line if not.
+    pub(crate) fn confirm(&self, _names: &Names) -> Result<CboCounters> {
         if uncore_answers() {
-            return Ok(());
+            return Ok(cbo_counters(self.cbo.n));
         }
         pr_info!(
             "{}: the uncore PMU MSRs do not keep a written value (ARB PERFEVTSEL0 {:#x}): \
@@ -160,6 +162,35 @@ impl Probed {
             PerfEvtSel::addr(&ARB, 0, 0)
         );
         Err(ENODEV)
+    }
+}
+
+/// Counters per CBo, probed on one CPU of every package that has one online (the fewest
+/// found), if there is a CBo PMU at all. A package without an online CPU has the same part.
+fn cbo_counters(nr_cbox: u32) -> CboCounters {
+    let mut counters = CboCounters::new();
+    if nr_cbox == 0 {
+        return counters;
+    }
+    for pkg in 0..platform::max_packages() {
+        if let Some(cpu) = platform::online_cpu_in_package(pkg) {
+            counters.probe(pkg, &mut OnCpu(cpu));
+        }
+    }
+    counters
+}
+
+/// MSR access on one CPU, from process context. An error (a fault, or the CPU gone offline
+/// meanwhile) is a refusal: the probe then gives the CBos fewer counters, never a missing one.
+struct OnCpu(CpuId);
+
+impl ProbeMsr for OnCpu {
+    fn rdmsr(&mut self, msr: u32) -> core::result::Result<u64, Refused> {
+        platform::rdmsr_on_cpu(self.0, msr).map_err(|_| Refused)
+    }
+
+    fn wrmsr(&mut self, msr: UncoreMsr, val: u64) -> core::result::Result<(), Refused> {
+        platform::wrmsr_on_cpu(self.0, msr, val).map_err(|_| Refused)
     }
 }
 

@@ -189,6 +189,11 @@ int skl_glue_wrmsr_on_cpu(unsigned int cpu, u32 msr, u64 val)
 	return wrmsrq_safe_on_cpu(cpu, msr, val);
 }
 
+int skl_glue_rdmsr_on_cpu(unsigned int cpu, u32 msr, u64 *val)
+{
+	return rdmsrq_safe_on_cpu(cpu, msr, val);
+}
+
 int skl_glue_host_bridge_read(u16 *vendor, u16 *device, u16 offset, u32 *val)
 {
 	struct pci_dev *pdev = pci_get_domain_bus_and_slot(0, 0, PCI_DEVFN(0, 0));

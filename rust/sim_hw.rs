@@ -36,6 +36,7 @@ use crate::kabi::{
 };
 use crate::uncore::{
     cbo_count::CboCount,
+    cbo_counters::{CboCounters, ProbeMsr, Refused},
     imc,
     regs::{CboConfig, MSR_UNC_CBO_CONFIG, PCI_MCHBAR_HI, PCI_MCHBAR_LO},
     sim::{
@@ -60,10 +61,12 @@ fn fault_to_err(_f: Fault) -> Error {
 }
 
 impl SimHw {
-    /// A simulated uncore in every package, with `nr_cbox` CBos, an IMC if `imc`, and `rates`.
-    /// `MSR_UNC_CBO_CONFIG` reads `cbo_config`, or `nr_cbox + 1` if `None`.
+    /// A simulated uncore in every package, with `nr_cbox` CBos of `cbo_counters` generic
+    /// counters each, an IMC if `imc`, and `rates`. `MSR_UNC_CBO_CONFIG` reads `cbo_config`,
+    /// or `nr_cbox + 1` if `None`.
     pub(crate) fn new(
         nr_cbox: u32,
+        cbo_counters: u32,
         imc: bool,
         rates: Rates,
         cbo_config: Option<u64>,
@@ -72,6 +75,7 @@ impl SimHw {
         let mut models = KVec::with_capacity(n, GFP_KERNEL)?;
         for _ in 0..n {
             let mut model = SimUncore::new(nr_cbox, imc, rates);
+            model.set_cbo_counters(cbo_counters);
             if let Some(raw) = cbo_config {
                 model.set_cbo_config(raw);
             }
@@ -105,6 +109,19 @@ impl SimHw {
             }
         };
         Ok((count, imc))
+    }
+
+    /// Counters per CBo, probed as the production module probes the silicon: in every
+    /// package's register file, if there is a CBo PMU at all. Writes: only once our PMU names
+    /// are claimed.
+    pub(crate) fn cbo_counters(&self, nr_cbox: u32) -> CboCounters {
+        let mut counters = CboCounters::new();
+        if nr_cbox > 0 {
+            for (pkg, m) in (0u32..).zip(self.models.iter()) {
+                m.with(|m| m.probing(|m| counters.probe(pkg, &mut ModelMsr(m))));
+            }
+        }
+        counters
     }
 
     /// Resets every package's MSRs to their power-on values ([`SimUncore::reset_msrs`]).
@@ -165,6 +182,23 @@ impl Drop for SimHw {
             s.faults,
             s.violations
         );
+    }
+}
+
+/// The driver's MSR accesses to one package's register file.
+struct ModelMsr<'a>(&'a mut SimUncore);
+
+impl ProbeMsr for ModelMsr<'_> {
+    fn rdmsr(&mut self, msr: u32) -> core::result::Result<u64, Refused> {
+        self.0.rdmsr(msr, now_ns()).map_err(|_| Refused)
+    }
+
+    fn wrmsr(
+        &mut self,
+        msr: crate::uncore::regs::UncoreMsr,
+        val: u64,
+    ) -> core::result::Result<(), Refused> {
+        self.0.wrmsr(msr.addr(), val, now_ns()).map_err(|_| Refused)
     }
 }
 

@@ -39,12 +39,15 @@ impl kernel::Module for SklUncore {
         let probed = hw::probe()?;
         let (nr_cbox, imc) = (probed.cbo.n, probed.hw.has_imc());
         let names = Names::claim(nr_cbox, imc)?;
-        probed.confirm(&names)?;
+        let counters = probed.confirm(&names)?;
         let hw = Arc::new(probed.hw, GFP_KERNEL)?;
-        let driver = Driver::new(names, hw, module)?;
+        let driver = Driver::new(names, hw, counters.n, module)?;
         // Said once loaded: a refusal is one line of its own.
         let name = probed.name.to_str().unwrap_or("?");
         pr_info!("{name}: {}\n", engine::Why(probed.cbo));
+        if nr_cbox > 0 {
+            pr_info!("{}\n", engine::Why(counters));
+        }
         if let Some(why) = &probed.no_imc {
             why.log();
         }

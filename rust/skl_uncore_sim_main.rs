@@ -18,7 +18,7 @@ use engine::{Driver, Names};
 use kabi::pm::Syscore;
 use sim_hw::{SimDebugfs, SimHw};
 use uncore::sim::count::Rates;
-use uncore::units::MAX_CBOX;
+use uncore::units::{CBOX, MAX_CBOX};
 
 module! {
     type: SklUncoreSim,
@@ -32,6 +32,10 @@ module! {
             description: "CBo slices to simulate (1-8)",
         },
         // u8, not bool: `module!` takes bool parameters only from 7.3 on.
+        cbo_counters: u32 {
+            default: 2,
+            description: "Generic counters per simulated CBo: 2 (Table 2-1) to 4 (i7-6700K)",
+        },
         imc: u8 {
             default: 1,
             description: "Simulate the IMC (MCHBAR) counters: 1 yes, 0 no",
@@ -100,6 +104,15 @@ impl kernel::Module for SklUncoreSim {
             pr_err!("nr_cbox={nr_cbox}: must be 1..{MAX_CBOX}\n");
             return Err(EINVAL);
         }
+        let cbo_counters: u32 = param(module_parameters::cbo_counters.value());
+        if !(CBOX.nr_generic_listed..=CBOX.nr_generic).contains(&cbo_counters) {
+            pr_err!(
+                "cbo_counters={cbo_counters}: must be {}..{}\n",
+                CBOX.nr_generic_listed,
+                CBOX.nr_generic
+            );
+            return Err(EINVAL);
+        }
         if !(1..=5000).contains(&uclk_mhz) {
             pr_err!("uclk_mhz={uclk_mhz}: must be 1..5000\n");
             return Err(EINVAL);
@@ -137,16 +150,23 @@ impl kernel::Module for SklUncoreSim {
             imc: [20_000_000, 10_000_000, 1_000_000, 25_000_000, 4_000_000],
             ..Rates::default()
         };
-        let hw = Arc::new(SimHw::new(nr_cbox, imc, rates, cbo_config)?, GFP_KERNEL)?;
+        let hw = Arc::new(
+            SimHw::new(nr_cbox, cbo_counters, imc, rates, cbo_config)?,
+            GFP_KERNEL,
+        )?;
         let (count, found_imc) = hw.discover(cores)?;
         // Before anything of ours appears: another driver may hold the names.
         let names = Names::claim(count.n, found_imc)?;
+        let counters = hw.cbo_counters(count.n);
         let debugfs = SimDebugfs::new(&hw)?;
         // Before the driver's: on resume the model resets first, as the silicon does in S3.
         let pm = Syscore::register(hw.clone())?;
-        let driver = Driver::new(names, hw, module)?;
+        let driver = Driver::new(names, hw, counters.n, module)?;
         // Said once loaded: a refusal is one line of its own.
         pr_info!("{}\n", engine::Why(count));
+        if count.n > 0 {
+            pr_info!("{}\n", engine::Why(counters));
+        }
         pr_info!("simulated uncore: {nr_cbox} CBos, UCLK {uclk_mhz} MHz, IMC {imc}\n");
         Ok(Self {
             _driver: driver,

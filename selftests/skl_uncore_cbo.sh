@@ -85,6 +85,30 @@ refuse "cbo_config=-2" 22 \
 refuse "cores=0" 22 "skl_uncore_sim: cores=0: must be 1..64, or -1 for nr_cbox"
 refuse "cores=65" 22 "skl_uncore_sim: cores=65: must be 1..64, or -1 for nr_cbox"
 refuse "nr_cbox=0" 22 "skl_uncore_sim: nr_cbox=0: must be 1..8"
+refuse "cbo_counters=1" 22 "skl_uncore_sim: cbo_counters=1: must be 2..4"
+refuse "cbo_counters=5" 22 "skl_uncore_sim: cbo_counters=5: must be 2..4"
+
+# Counters per CBo: the module asks counters 2 and 3 of CBo 0 at load and says what it found
+# in one line; the simulator's cbo_counters makes the part have 2 (Table 2-1, the default), 3
+# or 4 (the i7-6700K). counters PARAMS LINE PROBE_FAULTS: exactly LINE (none if ""), the
+# probe's faults kept apart from the driver's, and PERFEVTSEL2/3 left as they were.
+counters() {
+	dmesg -c >/dev/null
+	insmod $KO nr_cbox=2 $1
+	check "insmod nr_cbox=2 $1" "0" "$?"
+	check "nr_cbox=2 $1: the counters line" "$2" "$(log skl_uncore_sim | grep 'counters per CBo')"
+	check "nr_cbox=2 $1: faults the probe took" "$3" "$(sed -n 's/^probe_faults //p' $SIM/regs)"
+	check "nr_cbox=2 $1: CBo 0's PERFEVTSEL2 and 3 (where present) hold 0" "" \
+		"$(sed -n 's/^MSR_UNC_CBO_0_PERFEVTSEL[23] *0x[0-9a-f]* = \(0x[0-9a-f]*\) .*/\1/p' $SIM/regs | grep -v '^0x0*$')"
+	rmmod skl_uncore_sim
+	check_unload_line "nr_cbox=2 $1"
+}
+C="skl_uncore_sim: "
+counters "" "${C}2 counters per CBo: MSR_UNC_CBO_0_PERFCTR2 (0x708) faults when read" 1
+counters "cbo_counters=3" "${C}3 counters per CBo: MSR_UNC_CBO_0_PERFCTR3 (0x709) faults when read" 1
+counters "cbo_counters=4" "${C}4 counters per CBo: MSR_UNC_CBO_0_PERFEVTSEL2 and PERFEVTSEL3 keep a written value" 0
+# No CBo PMU: nothing to probe, nothing said.
+counters "cbo_counters=4 cbo_config=1" "" 0
 
 # The `fault` file. fault LINE: the error of writing LINE to it ("" if accepted).
 fault() { (echo "$1" > $SIM/fault) 2>&1 | sed 's/.*: //'; }

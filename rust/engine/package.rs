@@ -53,11 +53,11 @@ pub(crate) struct BoxState {
 }
 
 impl BoxState {
-    pub(super) fn new(unit: &'static Unit, box_idx: u32) -> Result<Arc<Self>> {
+    pub(super) fn new(unit: &'static Unit, box_idx: u32, nr_generic: u32) -> Result<Arc<Self>> {
         Arc::pin_init(
             pin_init!(Self {
                 inner <- RawSpinLock::new(
-                    PmuBox::new(unit, box_idx),
+                    PmuBox::new(unit, box_idx, nr_generic),
                     c"skl_uncore_box",
                     static_lock_class!()
                 ),

@@ -41,6 +41,8 @@ pub(crate) struct UncorePmu {
     box_idx: u32,
     /// This PMU's box in every package's `boxes`.
     slot: usize,
+    /// Generic counters of each box.
+    nr_generic: u32,
     attrs: Pin<KBox<PmuAttrs>>,
 }
 
@@ -50,6 +52,7 @@ impl UncorePmu {
         unit: &'static Unit,
         box_idx: u32,
         slot: usize,
+        nr_generic: u32,
     ) -> Result<Self> {
         let mut formats = KVec::with_capacity(unit.formats.len(), GFP_KERNEL)?;
         for f in unit.formats {
@@ -80,6 +83,7 @@ impl UncorePmu {
             unit,
             box_idx,
             slot,
+            nr_generic,
             attrs: PmuAttrs::new(&formats, &events)?,
         })
     }
@@ -98,7 +102,7 @@ impl UncorePmu {
     fn request(&self, config: u64) -> Option<Request> {
         match Target::from_raw(config) {
             Target::Generic(sel) => Some(Request {
-                allowed: self.unit.allowed_counters(sel.evt_sel()),
+                allowed: self.unit.allowed_counters(sel.evt_sel(), self.nr_generic),
                 current: None,
             }),
             _ => None,
@@ -130,8 +134,8 @@ impl UncorePmu {
         collect(ev.hw_config());
         let mut out = [0u8; sched::MAX_COUNTERS + 1];
         if n_all > MAX_BOX_EVENTS
-            || n_generic > self.unit.nr_generic as usize
-            || !sched::assign(&reqs[..n_generic], self.unit.nr_generic as usize, &mut out)
+            || n_generic > self.nr_generic as usize
+            || !sched::assign(&reqs[..n_generic], self.nr_generic as usize, &mut out)
         {
             return Err(refuse(
                 self.name(),

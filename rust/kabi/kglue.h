@@ -61,6 +61,7 @@ void skl_glue_syscore_unregister(void *handle);
 
 /* WRMSR on @cpu, from process context (may sleep). */
 int skl_glue_wrmsr_on_cpu(unsigned int cpu, u32 msr, u64 val);
+int skl_glue_rdmsr_on_cpu(unsigned int cpu, u32 msr, u64 *val);
 
 /* PCI 0:0.0's vendor and device IDs and the dword at @offset of its configuration space,
  * read without binding a driver to it. -ENODEV if there is no such device. */

@@ -60,6 +60,16 @@ pub(crate) fn wrmsr_on_cpu(cpu: CpuId, msr: UncoreMsr, val: u64) -> Result {
 }
 
 #[cfg(not(skl_sim))]
+/// Reads MSR `msr` on CPU `cpu` (process context: it may sleep); `EIO` if it faults.
+pub(crate) fn rdmsr_on_cpu(cpu: CpuId, msr: u32) -> Result<u64> {
+    let mut val = 0u64;
+    // SAFETY: The glue uses `rdmsrq_safe_on_cpu`, which catches the fault of a missing MSR,
+    // fails cleanly for an offline `cpu` and waits for the remote read before `val` goes.
+    to_result(unsafe { sys::skl_glue_rdmsr_on_cpu(cpu.as_u32(), msr, &mut val) })?;
+    Ok(val)
+}
+
+#[cfg(not(skl_sim))]
 /// The boot CPU's identity.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct CpuIdent {

@@ -18,6 +18,7 @@ pub(crate) trait Describe {
 #[macro_use]
 pub(crate) mod bitfield;
 pub(crate) mod cbo_count;
+pub(crate) mod cbo_counters;
 pub(crate) mod counter;
 pub(crate) mod event;
 pub(crate) mod imc;

@@ -81,6 +81,8 @@ pub(crate) struct Live {
 pub(crate) struct PmuBox<H: Handle> {
     unit: &'static Unit,
     box_idx: u32,
+    /// Generic counters this part's box has (probed at load for a CBo).
+    nr_generic: u32,
     slots: [Option<Slot<H>>; MAX_BOX_EVENTS],
     /// Generic counters a `del` inside a disabled section stopped, with what they were
     /// programmed for and where they stopped.
@@ -99,11 +101,17 @@ pub(crate) struct PmuBox<H: Handle> {
 }
 
 impl<H: Handle> PmuBox<H> {
-    /// An empty box `box_idx` of `unit`.
-    pub(crate) const fn new(unit: &'static Unit, box_idx: u32) -> Self {
+    /// An empty box `box_idx` of `unit`, with `nr_generic` generic counters (at most the
+    /// unit's [`Unit::nr_generic`]).
+    pub(crate) const fn new(unit: &'static Unit, box_idx: u32, nr_generic: u32) -> Self {
         Self {
             unit,
             box_idx,
+            nr_generic: if nr_generic < unit.nr_generic {
+                nr_generic
+            } else {
+                unit.nr_generic
+            },
             slots: [None; MAX_BOX_EVENTS],
             parked: [None; sched::MAX_COUNTERS],
             faulted: 0,
@@ -289,11 +297,16 @@ impl<H: Handle> PmuBox<H> {
         self.edit(i, |s| s.live = false);
     }
 
+    /// The generic counters event select `event` may use here: not a faulted one.
+    fn allowed(&self, event: u8) -> u32 {
+        self.unit.allowed_counters(event, self.nr_generic) & !self.faulted
+    }
+
     /// The scheduler's request for an event on `target`, never on a faulted counter.
     fn request(&self, target: Target, current: Option<u8>) -> Option<Request> {
         match target {
             Target::Generic(sel) => Some(Request {
-                allowed: self.unit.allowed_counters(sel.evt_sel()) & !self.faulted,
+                allowed: self.allowed(sel.evt_sel()),
                 current,
             }),
             _ => None,
@@ -336,8 +349,7 @@ impl<H: Handle> PmuBox<H> {
             n += 1;
         }
         let mut out = [0u8; sched::MAX_COUNTERS];
-        sched::assign(&reqs[..n], self.unit.nr_generic as usize, &mut out[..n])
-            .then_some((who, out, n))
+        sched::assign(&reqs[..n], self.nr_generic as usize, &mut out[..n]).then_some((who, out, n))
     }
 
     /// Brings the hardware in line with the box: stops the counters `del`s parked, gives every

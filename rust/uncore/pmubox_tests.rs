@@ -65,6 +65,49 @@ fn del_is_final_and_the_counter_is_taken_over() {
     assert_eq!(r.p.sim.rdmsr(0x710, r.p.now).unwrap(), 0);
 }
 
+/// A part with four counters per CBo (the i7-6700K) runs four events at once, on counters 0 to
+/// 3; a part with two (Table 2-1, the i7-8665U) runs two and never touches the others.
+#[test]
+fn counters_per_cbo_as_the_part_has_them() {
+    let evs = [0x8f34, 0x1f34, 0x4822, 0x4122, 0x2f34];
+    for nr in [4u32, 2] {
+        let mut r = Rig::with_counters(&CBOX, 2, nr);
+        for (e, &config) in evs.iter().enumerate() {
+            let res = r.add(e, generic(config), true);
+            assert_eq!(
+                res.is_ok(),
+                e < nr as usize,
+                "{nr} counters, event {e}: {res:?}"
+            );
+            if res.is_err() {
+                assert_eq!(res, Err(AddError::Busy));
+            }
+        }
+        // The driver never touched a register the part lacks.
+        assert_eq!(r.p.stats().faults, 0);
+        for i in 0..4u32 {
+            // Absent ones fault: None.
+            let sel = r.p.sim.rdmsr(0x720 + i, r.p.now).ok();
+            let want = (i < nr).then(|| evs[i as usize] | 1 << 22);
+            assert_eq!(sel, want, "{nr} counters, PERFEVTSEL{i}");
+        }
+        r.p.inject(UnitKind::Cbox, 2, 0x34, 0x0f, 100);
+        r.p.inject(UnitKind::Cbox, 2, 0x34, 0x1f, 20);
+        r.p.inject(UnitKind::Cbox, 2, 0x22, 0x48, 3);
+        for e in 0..nr as usize {
+            r.read(e);
+        }
+        // An event counts an injection whose umask lies within its own: 0x8f34 the 100,
+        // 0x1f34 the 100 and the 20, 0x4822 the 3, 0x4122 nothing.
+        let want: &[u64] = if nr == 4 {
+            &[100, 120, 3, 0]
+        } else {
+            &[100, 120]
+        };
+        assert_eq!(&r.counts[..nr as usize], want);
+    }
+}
+
 #[test]
 fn arb_occupancy_moves_the_other_event() {
     let mut r = Rig::new(&ARB, 0);
@@ -235,14 +278,14 @@ enum Op {
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        (0..4usize, any::<bool>()).prop_map(|(e, s)| Op::Add(e, s)),
-        (0..4usize).prop_map(Op::Del),
-        (0..4usize).prop_map(Op::Start),
-        (0..4usize).prop_map(Op::Stop),
-        (0..4usize).prop_map(Op::Read),
+        (0..6usize, any::<bool>()).prop_map(|(e, s)| Op::Add(e, s)),
+        (0..6usize).prop_map(Op::Del),
+        (0..6usize).prop_map(Op::Start),
+        (0..6usize).prop_map(Op::Stop),
+        (0..6usize).prop_map(Op::Read),
         Just(Op::Disable),
         Just(Op::Enable),
-        (0..4usize, 1u64..1_000_000).prop_map(|(e, n)| Op::Inject(e, n)),
+        (0..6usize, 1u64..1_000_000).prop_map(|(e, n)| Op::Inject(e, n)),
     ]
 }
 
@@ -276,14 +319,15 @@ proptest! {
     /// Any schedule perf can issue: counts are exact (every injection an event's programmed
     /// counter saw while perf held the event reaches that event, once; none reaches it after
     /// its `del`: the rig asserts it), no constraint is violated, and the hardware matches the
-    /// box after every step.
+    /// box after every step. CBos with Table 2-1's two counters and with the i7-6700K's four.
     #[test]
     fn random_schedules_count_exactly(
         unit in prop::sample::select(vec![&CBOX, &ARB, &CLOCK, &IMC]),
+        nr in prop::sample::select(vec![2u32, 4]),
         ops in prop::collection::vec(op(), 1..60),
     ) {
         let evs = events_of(unit);
-        let mut r = Rig::new(unit, 0);
+        let mut r = Rig::with_counters(unit, 0, nr);
         let mut expect = [0u64; 6];
         let mut running = [false; 6];
         let mut disabled = 0;

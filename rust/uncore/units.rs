@@ -71,8 +71,12 @@ pub(crate) struct Unit {
     pub(crate) kind: UnitKind,
     /// PMU name without the `uncore_` prefix and box suffix.
     pub(crate) name: &'static str,
-    /// Generic (programmable) counters per box.
+    /// Generic (programmable) counters per box on the parts that have the most: the
+    /// registers the tables place.
     pub(crate) nr_generic: u32,
+    /// Of those, the ones Table 2-1 lists, which every part has. The others are probed at
+    /// load ([`super::cbo_counters`]).
+    pub(crate) nr_generic_listed: u32,
     /// `PERFEVTSEL0` of box 0.
     pub(crate) evtsel_base: u32,
     /// `PERFCTR0` of box 0.
@@ -127,8 +131,10 @@ pub(crate) const MAX_CBOX: u32 = 8;
 pub(crate) const CBOX: Unit = Unit {
     kind: UnitKind::Cbox,
     name: "cbox",
-    // Table 2-1 lists two PERFEVTSEL/PERFCTR pairs per CBo (Linux declares four).
-    nr_generic: 2,
+    // Table 2-1 lists two PERFEVTSEL/PERFCTR pairs per CBo; section 2.4.2 says four, and the
+    // i7-6700K has four (VirtualBox's MSR probe of the part), an i7-8665U not the third.
+    nr_generic: 4,
+    nr_generic_listed: 2,
     evtsel_base: 0x700,
     ctr_base: 0x706,
     box_stride: 0x10,
@@ -145,6 +151,7 @@ pub(crate) const ARB: Unit = Unit {
     kind: UnitKind::Arb,
     name: "arb",
     nr_generic: 2,
+    nr_generic_listed: 2,
     evtsel_base: 0x3B2,
     ctr_base: 0x3B0,
     box_stride: 0,
@@ -171,6 +178,7 @@ pub(crate) const CLOCK: Unit = Unit {
     kind: UnitKind::Clock,
     name: "clock",
     nr_generic: 0,
+    nr_generic_listed: 0,
     evtsel_base: 0,
     ctr_base: 0,
     box_stride: 0,
@@ -186,6 +194,7 @@ pub(crate) const IMC: Unit = Unit {
     kind: UnitKind::Imc,
     name: "imc",
     nr_generic: 0,
+    nr_generic_listed: 0,
     evtsel_base: 0,
     ctr_base: 0,
     box_stride: 0,
@@ -228,12 +237,19 @@ impl Unit {
         bits
     }
 
-    /// Generic counters event select `event` may use.
-    pub(crate) fn allowed_counters(&self, event: u8) -> u32 {
+    /// Generic counters event select `event` may use on a box with `nr` of them (at most
+    /// [`Self::nr_generic`]).
+    ///
+    /// Counters 2 and 3 of a CBo take every event 0 and 1 do: the i7-6700K accepts the same
+    /// bits in all four `PERFEVTSEL`s (its #GP mask), and Linux has scheduled every CBo event on
+    /// any of the four since Skylake support (no CBo constraint). Intel's event list gives
+    /// counters "0,1" for every CBo event, as it lists only Table 2-1's registers.
+    pub(crate) fn allowed_counters(&self, event: u8, nr: u32) -> u32 {
+        let all = (1u32 << nr.min(self.nr_generic)) - 1;
         self.constraints
             .iter()
             .find(|c| c.event == event)
-            .map_or((1 << self.nr_generic) - 1, |c| c.counters)
+            .map_or(all, |c| c.counters & all)
     }
 
     /// Whether box `box_idx` of this unit can count on the fixed counter.
@@ -258,6 +274,9 @@ mod tests {
         assert_eq!(CBOX.ctr(3, 1), 0x737);
         assert_eq!(CBOX.evtsel(2, 0), 0x720);
         assert_eq!(CBOX.evtsel(7, 1), 0xF71);
+        assert_eq!(CBOX.evtsel(0, 3), 0x703);
+        assert_eq!(CBOX.ctr(0, 3), 0x709);
+        assert_eq!(CBOX.ctr(7, 3), 0xF79);
         assert_eq!(CBOX.ctr(7, 0), 0xF76);
         assert_eq!(ARB.evtsel(0, 0), 0x3B2);
         assert_eq!(ARB.evtsel(0, 1), 0x3B3);
@@ -269,9 +288,12 @@ mod tests {
     fn formats_and_constraints() {
         assert_eq!(CBOX.format_bits(), 0x1F84_FFFF);
         assert_eq!(IMC.format_bits(), 0xff);
-        assert_eq!(ARB.allowed_counters(0x80), 0b01);
-        assert_eq!(ARB.allowed_counters(0x81), 0b11);
-        assert_eq!(CBOX.allowed_counters(0x34), 0b11);
+        assert_eq!(ARB.allowed_counters(0x80, 2), 0b01);
+        assert_eq!(ARB.allowed_counters(0x81, 2), 0b11);
+        assert_eq!(ARB.allowed_counters(0x81, 4), 0b11);
+        assert_eq!(CBOX.allowed_counters(0x34, 2), 0b11);
+        assert_eq!(CBOX.allowed_counters(0x34, 4), 0b1111);
+        assert_eq!(CBOX.allowed_counters(0x34, 0), 0);
     }
 
     #[test]

@@ -58,7 +58,7 @@ impl<H: Handle> PmuBox<H> {
             return false;
         };
         let ctl = Self::expected_control(s.target);
-        let allowed = self.unit.allowed_counters(sel.evt_sel()) & !self.faulted;
+        let allowed = self.allowed(sel.evt_sel());
         let Some((c, p)) = (0..self.parked.len()).find_map(|c| {
             let p = self.parked[c].filter(|p| p.ctl == ctl && allowed & (1 << c) != 0)?;
             Some((c, p))

@@ -143,10 +143,18 @@ macro_rules! op {
 }
 
 impl Rig {
+    /// Box `box_idx` of `unit` with Table 2-1's generic counters (two).
     pub(super) fn new(unit: &'static Unit, box_idx: u32) -> Self {
+        Self::with_counters(unit, box_idx, unit.nr_generic_listed)
+    }
+
+    /// Box `box_idx` of `unit` with `nr` generic counters, on a model that has as many.
+    pub(super) fn with_counters(unit: &'static Unit, box_idx: u32, nr: u32) -> Self {
+        let mut p = Pkg::new();
+        p.sim.set_cbo_counters(nr);
         Self {
-            p: Pkg::new(),
-            b: PmuBox::new(unit, box_idx),
+            p,
+            b: PmuBox::new(unit, box_idx, nr),
             t: Tallies::new(unit.max_rate),
             counts: [0; 32],
             added: [false; 32],

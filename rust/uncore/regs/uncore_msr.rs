@@ -70,7 +70,7 @@ mod tests {
             }
         }
         for addr in [
-            0xE01, 0xE02, 0x394, 0x395, 0x700, 0x707, 0x3B2, 0x3B1, 0xF70, 0xF77,
+            0xE01, 0xE02, 0x394, 0x395, 0x700, 0x707, 0x702, 0x709, 0x3B2, 0x3B1, 0xF70, 0xF79,
         ] {
             assert!(UncoreMsr::new(addr).is_some(), "{addr:#x}");
         }
@@ -78,9 +78,9 @@ mod tests {
 
     #[test]
     fn nothing_else_is() {
-        // TSC, APIC base, MISC_ENABLE, PAT, EFER, LSTAR; the read-only CBo config; a third CBo
-        // counter (Linux declares four, Table 2-1 lists two); the 8th CBo's unmoved address;
-        // the 5th generation's global control.
+        // TSC, APIC base, MISC_ENABLE, PAT, EFER, LSTAR; the read-only CBo config; the 4-bit
+        // registers beside a CBo's counters and a fifth counter no part has; the 8th CBo's
+        // unmoved address; the 5th generation's global control; a third ARB counter.
         for addr in [
             0x10,
             0x1B,
@@ -89,8 +89,9 @@ mod tests {
             0xC000_0080,
             0xC000_0082,
             MSR_UNC_CBO_CONFIG,
-            0x702,
-            0x708,
+            0x704,
+            0x705,
+            0x70A,
             0x770,
             0x391,
             0x3B4,

@@ -4,7 +4,7 @@
 //! None of them is a driver access.
 
 use super::count::filtered_increment;
-use super::{SimUncore, ARB_BOX, MAX_RATE};
+use super::{SimUncore, ARB_BOX, MAX_RATE, NR_GENERIC};
 use crate::uncore::counter::width_mask;
 use crate::uncore::regs::*;
 use crate::uncore::units::UnitKind;
@@ -75,7 +75,7 @@ impl SimUncore {
                 };
                 let status_bit = Self::status_bit(b);
                 let mut hit = 0;
-                for i in 0..2 {
+                for i in 0..NR_GENERIC {
                     let sel = PerfEvtSel::from_raw(self.evtsel[b][i]);
                     let umask = u64::from(umask);
                     if !self.generic_enabled(b, i)
@@ -127,7 +127,7 @@ impl SimUncore {
     ) -> Result<(), InjectError> {
         self.advance(now_ns);
         let slot = match unit {
-            UnitKind::Cbox if box_idx < self.nr_cbox && idx < 2 => {
+            UnitKind::Cbox if box_idx < self.nr_cbox && idx < self.cbo_counters => {
                 &mut self.ctr[box_idx as usize][idx as usize].value
             }
             UnitKind::Arb if box_idx == 0 && idx < 2 => &mut self.ctr[ARB_BOX][idx as usize].value,

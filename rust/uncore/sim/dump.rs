@@ -37,7 +37,7 @@ impl SimUncore {
             self.cbo_config
         )?;
         for b in 0..self.nr_cbox {
-            for i in 0..2 {
+            for i in 0..self.cbo_counters {
                 writeln!(
                     f,
                     "MSR_UNC_CBO_{b}_PERFEVTSEL{i}  {:#05x} = {:#018x}  PERFCTR{i} {:#05x} = {:#018x}",
@@ -79,11 +79,10 @@ impl SimUncore {
             self.fixed.total, self.ctr[ARB_BOX][0].total, self.ctr[ARB_BOX][1].total
         )?;
         for b in 0..self.nr_cbox as usize {
-            write!(
-                f,
-                " cbox{b} {} {}",
-                self.ctr[b][0].total, self.ctr[b][1].total
-            )?;
+            write!(f, " cbox{b}")?;
+            for c in &self.ctr[b][..self.cbo_counters as usize] {
+                write!(f, " {}", c.total)?;
+            }
         }
         writeln!(f)?;
         if self.imc_present {
@@ -103,6 +102,7 @@ impl SimUncore {
             self.stats.pci_reads,
             self.stats.faults
         )?;
+        writeln!(f, "probe_faults {}", self.stats.probe_faults)?;
         // Not the driver's doing: kept off the `accesses` line.
         writeln!(
             f,

@@ -28,10 +28,12 @@ mod tests;
 
 pub(crate) use model::SimUncore;
 
-use super::units::MAX_CBOX;
+use super::units::{CBOX, MAX_CBOX};
 
 /// Boxes with generic counters: CBo 0..MAX_CBOX, then the ARB.
 const NR_GENERIC_BOXES: usize = MAX_CBOX as usize + 1;
+/// Generic counters per box the register file holds: a CBo's four (the ARB uses two).
+const NR_GENERIC: usize = CBOX.nr_generic as usize;
 /// The ARB's slot among the boxes with generic counters.
 const ARB_BOX: usize = MAX_CBOX as usize;
 const NS_PER_S: u64 = 1_000_000_000;

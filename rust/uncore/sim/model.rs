@@ -5,7 +5,7 @@
 
 use super::count::{at_rate, filtered_increment, Ctr, Rates};
 use super::map::{self, Reg};
-use super::{ARB_BOX, NR_GENERIC_BOXES, SIM_MCHBAR_BASE};
+use super::{ARB_BOX, NR_GENERIC, NR_GENERIC_BOXES, SIM_MCHBAR_BASE};
 use crate::uncore::counter::width_mask;
 use crate::uncore::regs::*;
 use crate::uncore::units::{ARB, CBOX, MAX_CBOX};
@@ -43,6 +43,9 @@ pub(crate) struct Stats {
     pub(crate) foreign_wrmsr: u64,
     /// Resets ([`SimUncore::reset`]).
     pub(crate) resets: u64,
+    /// Accesses refused to the driver's load-time probe of the counters a part may lack
+    /// ([`SimUncore::probing`]): expected there, so not in `faults`.
+    pub(crate) probe_faults: u64,
 }
 
 /// The simulated uncore.
@@ -56,8 +59,10 @@ pub(crate) struct SimUncore {
     pub(super) global_status: u64,
     pub(super) fixed_ctrl: u64,
     pub(super) fixed: Ctr,
-    pub(super) evtsel: [[u64; 2]; NR_GENERIC_BOXES],
-    pub(super) ctr: [[Ctr; 2]; NR_GENERIC_BOXES],
+    /// Generic counters per CBo on this part (2 or 4); the others are absent.
+    pub(super) cbo_counters: u32,
+    pub(super) evtsel: [[u64; NR_GENERIC]; NR_GENERIC_BOXES],
+    pub(super) ctr: [[Ctr; NR_GENERIC]; NR_GENERIC_BOXES],
     pub(super) imc: [Ctr; 5],
     /// Background rates; changing them takes effect from the next access on.
     pub(crate) rates: Rates,
@@ -104,8 +109,9 @@ impl SimUncore {
             global_status: 0,
             fixed_ctrl: 0,
             fixed: Ctr::default(),
-            evtsel: [[0; 2]; NR_GENERIC_BOXES],
-            ctr: [[Ctr::default(); 2]; NR_GENERIC_BOXES],
+            cbo_counters: CBOX.nr_generic_listed,
+            evtsel: [[0; NR_GENERIC]; NR_GENERIC_BOXES],
+            ctr: [[Ctr::default(); NR_GENERIC]; NR_GENERIC_BOXES],
             imc: [Ctr::default(); 5],
             rates,
             now_ns: 0,
@@ -121,13 +127,34 @@ impl SimUncore {
         self.cbo_config = raw;
     }
 
-    /// The register at `msr` on this part: the map's, less the CBos it does not have.
+    /// Runs `f`, the driver's probe of registers a part may lack: the faults it takes count
+    /// as `probe_faults`, not as the driver's `faults`.
+    pub(crate) fn probing<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        let before = self.stats.faults;
+        let r = f(self);
+        self.stats.probe_faults += self.stats.faults - before;
+        self.stats.faults = before;
+        r
+    }
+
+    /// Gives every CBo `n` generic counters (2 or 4, as Table 2-1 or the i7-6700K); the
+    /// others' registers fault. `EINVAL`-worthy values are the caller's to refuse.
+    pub(crate) fn set_cbo_counters(&mut self, n: u32) {
+        self.cbo_counters = n.clamp(CBOX.nr_generic_listed, CBOX.nr_generic);
+    }
+
+    /// The register at `msr` on this part: the map's, less the CBos and counters it does not
+    /// have.
     fn decode(&self, msr: u32) -> Option<Loc> {
         if msr == self.absent {
             return None;
         }
         Some(match map::lookup(msr)? {
-            Reg::CboEvtSel(b, _) | Reg::CboCtr(b, _) if b >= self.nr_cbox => return None,
+            Reg::CboEvtSel(b, i) | Reg::CboCtr(b, i)
+                if b >= self.nr_cbox || i >= self.cbo_counters =>
+            {
+                return None
+            }
             Reg::GlobalCtrl => Loc::GlobalCtrl,
             Reg::GlobalStatus => Loc::GlobalStatus,
             Reg::FixedCtrl => Loc::FixedCtrl,
@@ -181,7 +208,7 @@ impl SimUncore {
                 .bump(inc, FIXED_CTR_WIDTH, &mut self.global_status, bit);
         }
         for b in 0..NR_GENERIC_BOXES {
-            for i in 0..2 {
+            for i in 0..NR_GENERIC {
                 if !self.generic_enabled(b, i) {
                     continue;
                 }
@@ -280,7 +307,7 @@ impl SimUncore {
                 let event = sel.get(PerfEvtSel::EVT_SEL) as u8;
                 if who == Writer::Driver
                     && sel.is_set(PerfEvtSel::EN)
-                    && unit.allowed_counters(event) & (1 << i) == 0
+                    && unit.allowed_counters(event, unit.nr_generic) & (1 << i) == 0
                 {
                     self.stats.constraint_violations += 1;
                 }
@@ -315,7 +342,7 @@ impl SimUncore {
         self.global_ctrl = 0;
         self.global_status = 0;
         self.fixed_ctrl = 0;
-        self.evtsel = [[0; 2]; NR_GENERIC_BOXES];
+        self.evtsel = [[0; NR_GENERIC]; NR_GENERIC_BOXES];
         for c in self.ctr.iter_mut().flatten().chain([&mut self.fixed]) {
             c.value = 0;
         }

@@ -83,8 +83,29 @@ fn fixed_counts_only_when_both_enables_are_set() {
             constraint_violations: 0,
             foreign_wrmsr: 0,
             resets: 0,
+            probe_faults: 0,
         }
     );
+}
+
+/// Counters 2 and 3 of every CBo exist only on a part with four (the i7-6700K); elsewhere they
+/// fault like any absent MSR, except inside the driver's probe.
+#[test]
+fn cbo_counters_2_and_3_as_the_part_has_them() {
+    let mut s = sim();
+    for a in [0x702, 0x703, 0x708, 0x739, 0xF79] {
+        assert_eq!(s.rdmsr(a, 0), Err(Fault::UnknownMsr(a)), "{a:#x}");
+    }
+    assert_eq!(s.stats.faults, 5);
+    let r = s.probing(|s| s.wrmsr(0x712, 0x8f34, 0));
+    assert_eq!(r, Err(Fault::UnknownMsr(0x712)));
+    assert_eq!((s.stats.faults, s.stats.probe_faults), (5, 1));
+    s.set_cbo_counters(4);
+    s.wrmsr(0x733, 0x40_8f34, 0).unwrap();
+    s.wrmsr(MSR_UNC_PERF_GLOBAL_CTRL, 1 << 29, 0).unwrap();
+    assert_eq!(s.inject(UnitKind::Cbox, 3, 0x34, 0x8f, 9, 1), Ok(1));
+    assert_eq!(s.rdmsr(0x739, 2), Ok(9));
+    assert_eq!(s.stats.faults, 5);
 }
 
 #[test]
