@@ -101,17 +101,13 @@ pub(crate) struct PmuBox<H: Handle> {
 }
 
 impl<H: Handle> PmuBox<H> {
-    /// An empty box `box_idx` of `unit`, with `nr_generic` generic counters (at most the
-    /// unit's [`Unit::nr_generic`]).
+    /// An empty box `box_idx` of `unit`, with `nr_generic` generic counters (any beyond the
+    /// unit's [`Unit::nr_generic`] are never allowed to an event).
     pub(crate) const fn new(unit: &'static Unit, box_idx: u32, nr_generic: u32) -> Self {
         Self {
             unit,
             box_idx,
-            nr_generic: if nr_generic < unit.nr_generic {
-                nr_generic
-            } else {
-                unit.nr_generic
-            },
+            nr_generic,
             slots: [None; MAX_BOX_EVENTS],
             parked: [None; sched::MAX_COUNTERS],
             faulted: 0,
