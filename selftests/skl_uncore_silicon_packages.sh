@@ -19,8 +19,19 @@ check "a register file per package: CPU 0, 1 see package 0's PERFEVTSEL, CPU 2, 
 	"0x408f34 0x408f34 0x8f22 0x8f22" "$(msr 0 0x700) $(msr 1 0x700) $(msr 2 0x700) $(msr 3 0x700)"
 msr 0 0x700 0; msr 2 0x700 0
 
+skl-silicon stats-reset
 insmod /lib/skl/skl_uncore.ko || { echo "Bail out! insmod skl_uncore failed"; exit 1; }
 check "one collector per package" "0,2" "$(cat $DEV/uncore_cbox_0/cpumask)"
+# The load-time probe of counters 2 and 3: in each package, PERFEVTSEL read, written, read
+# back and zeroed (the access counts are the machine's: both packages together).
+check "counters 2 and 3 of CBo 0 probed once in each package" \
+	"msr 0x702 reads 4 writes 4 msr 0x703 reads 4 writes 4 " \
+	"$(skl-silicon stats | grep -E '^msr 0x70[23] ' | tr '\n' ' ')"
+check "both packages' PERFEVTSEL2 and 3 left at 0" "0x0 0x0 0x0 0x0" \
+	"$(msr 0 0x702) $(msr 0 0x703) $(msr 2 0x702) $(msr 2 0x703)"
+check "the load line: 4 counters per CBo on both packages" \
+	"skl_uncore: 4 counters per CBo: MSR_UNC_CBO_0_PERFEVTSEL2 and PERFEVTSEL3 keep a written value" \
+	"$(dmesg | grep -o 'skl_uncore: [0-9] counters per CBo.*')"
 counts() { echo $($PO -r "$1" $2 2>/dev/null | sed -n 's/^count \([0-9]*\) .*/\1/p'); }
 P1=SKL_SILICON_CPU=2
 check "each package counts its own injections: cbox_0, arb, clock on package 0 then 1" \
