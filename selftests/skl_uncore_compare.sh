@@ -35,9 +35,13 @@ load() {
 		"$? $([ -d /sys/bus/event_source/devices/uncore_cbox_0 ] &&
 			[ -d /sys/bus/event_source/devices/uncore_arb ] && echo yes)"
 }
-# counts INJECTIONS EVENT...: "count enabled running" per event while INJECTIONS ran, one
-# line each (nothing for an event that did not open).
-counts() { cmd=$1; shift; $PO -r "$cmd" "$@" 2>/dev/null | sed -n 's/^count \([0-9]*\) enabled \([0-9]*\) running \([0-9]*\)$/\1 \2 \3/p'; }
+# counts [-g] INJECTIONS EVENT...: "count enabled running" per event while INJECTIONS ran, one
+# line each (nothing for an event that did not open); -g opens the events as one group.
+counts() {
+	g=; [ "$1" = -g ] && { g=-g; shift; }
+	cmd=$1; shift
+	$PO $g -r "$cmd" "$@" 2>/dev/null | sed -n 's/^count \([0-9]*\) enabled \([0-9]*\) running \([0-9]*\)$/\1 \2 \3/p'
+}
 # count INJECTION EVENT: what EVENT counted while INJECTION ran.
 count() { counts "$1" "$2" | cut -d' ' -f1; }
 # tallies COUNTER...: what the model's CBo 0 counters counted while enabled since tally-reset.
@@ -84,7 +88,7 @@ measure() {
 		echo "$key $(count "$cmd" "$ev")" >> /tmp/$1.tab
 	done < /tmp/plan
 	skl-silicon tally-reset
-	counts "$GINJ" $G > /tmp/$1.group
+	counts -g "$GINJ" $G > /tmp/$1.group
 	tallies 0 1 2 3 > /tmp/$1.tally
 }
 
@@ -142,7 +146,7 @@ load linux
 # Linux's driver puts a group of 4 on counters 0..3: the first RDMSR of PERFCTR2 (0x708) and
 # the first WRMSR of PERFEVTSEL2 (0x702, EN | 0x2134) fault; Linux reports each kind once.
 skl-silicon tally-reset
-counts "$LINJ" $LG > /tmp/linux.group
+counts -g "$LINJ" $LG > /tmp/linux.group
 echo "# linux, group of 4 (count enabled running):"; sed 's/^/#   /' /tmp/linux.group
 check "linux: a group of 4 on cbox_0 counts 101 102 0 0 (events 3, 4 on absent counters 2, 3), never rotated" \
 	"101 102 0 0 yes" "$(echo $(cut -d' ' -f1 /tmp/linux.group)) $(never_rotated < /tmp/linux.group)"
@@ -176,9 +180,9 @@ for d in linux ours; do
 done
 # Groups of 2: the same events, each with its injection, exactly.
 skl-silicon tally-reset
-counts "skl-inject cbox 0 0x22 0x41 101; skl-inject cbox 0 0x22 0x48 102" \
+counts -g "skl-inject cbox 0 0x22 0x41 101; skl-inject cbox 0 0x22 0x48 102" \
 	uncore_cbox_0/0x4122 uncore_cbox_0/0x4822 > /tmp/ours.g12
-counts "skl-inject cbox 0 0x34 0x21 103; skl-inject cbox 0 0x34 0x18 104" \
+counts -g "skl-inject cbox 0 0x34 0x21 103; skl-inject cbox 0 0x34 0x18 104" \
 	uncore_cbox_0/0x2134 uncore_cbox_0/0x1834 > /tmp/ours.g34
 cat /tmp/ours.g12 /tmp/ours.g34 > /tmp/ours.group
 echo "# the four events (count enabled running), linux (group of 4) | ours (2 groups of 2):"
