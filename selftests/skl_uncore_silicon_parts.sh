@@ -144,20 +144,11 @@ for n in $( [ $ncbo -gt 1 ] && echo 0 $((ncbo - 1)) || echo 0); do
 	want=$([ $nctr = 2 ] && echo "ok ok EINVAL EINVAL" || echo "ok ok ok ok EINVAL")
 	check_po "cbox_$n: a group of $(echo $big | wc -w) does not fit $nctr counters: $want" \
 		"$want" "$(opens -g $(for e in $big; do echo uncore_cbox_$n/$e; done))"
-	# Opened disabled and enabled later (perf_open -r): Linux checks only the enabled members
-	# at open. Refused, or accepted and then never run in part: no member counts, nor does
-	# any counter of the box.
-	skl-silicon tally-reset
-	got=$(counts -g -r "$cmd skl-inject cbox $n 0x34 0x8f 55" $(for e in $big; do echo uncore_cbox_$n/$e; done))
-	opened=$(echo $(sed -n 's/^[^ ]*: \(ok\|errno [0-9]* \(.*\)\)$/\1/p' /tmp/po | sed 's/^errno [0-9]* //'))
-	box=$(for c in $(seq0 $nctr); do skl-silicon tally cbox $n $c | cut -d' ' -f1; done | awk '{s += $1} END {print s}')
-	if [ "$opened" = "$want" ] || [ "$opened $got $box" = "$(echo $big | sed 's/[^ ]*/ok/g') $(echo $big | sed 's/[^ ]*/0/g') 0" ]; then
-		ok "cbox_$n: the group of $(echo $big | wc -w) opened disabled: refused, or never runs in part (${opened:-?}; counts ${got:-none}; box $box)"
-	else
-		not_ok "cbox_$n: the group of $(echo $big | wc -w) opened disabled runs in part" \
-			"opened '$opened', counts '$got', the box counted $box"
-		sed 's/^/# perf_open: /' /tmp/po
-	fi
+	# Opened disabled, to be enabled later (perf_open -r): refused alike. (Linux checks only
+	# the enabled members at open; such a group then never runs, and each failed try to
+	# schedule it gives its leader a moment of running time and a count of 0.)
+	check_po "cbox_$n: the same group opened disabled is refused alike: $want" "$want" \
+		"$(opens -g -r "$cmd skl-inject cbox $n 0x34 0x8f 55" $(for e in $big; do echo uncore_cbox_$n/$e; done))"
 done
 
 rmmod skl_uncore

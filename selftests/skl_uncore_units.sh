@@ -100,6 +100,9 @@ check "the load line: $want counters per CBo" "$want" "$nctr"
 cbo_events() { n=$1; for u in 0x8f 0x1f 0x2f 0x4f 0x11; do [ $n -gt 0 ] || break; echo "uncore_cbox_$2/${u}34"; n=$((n - 1)); done; }
 check "group of $((want + 1)) CBo events on $want counters -> EINVAL" $EINVAL \
 	"$(errno_of -g $(cbo_events $((want + 1)) 2))"
+# Disabled members count too: enabled later, the group could never run whole.
+check "group of $((want + 1)) CBo events opened disabled -> EINVAL" $EINVAL \
+	"$(errno_of -g $(cbo_events $((want + 1)) 2 | sed 's,$,/disabled=1,'))"
 check "group of $want CBo events + clockticks -> ok" "0" \
 	"$(errno_of -g $(cbo_events $want 0) uncore_cbox_0/0xff)"
 

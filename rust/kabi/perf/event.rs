@@ -196,10 +196,14 @@ impl InitEvent {
     }
 
     /// Calls `f` for every event of this one's group (leader included, this one not yet)
-    /// that is on this event's PMU and not off. Members are installed events, whose count and
-    /// state belong to perf's context lock, which is not held here (only `ctx->mutex` is): `f`
-    /// gets a [`GroupMember`], which can only read what was fixed at its `event_init`. Events
-    /// of other PMUs are skipped: their `hw` area is another driver's, changing under us.
+    /// that is on this event's PMU and not in error or gone. A disabled member is included:
+    /// once enabled, the whole group must fit the counters or it never runs, and every failed
+    /// try at scheduling it gives the leader a moment of running time with a count of 0 (Linux
+    /// skips disabled members and accepts such groups). Members are installed events, whose
+    /// count and state belong to perf's context lock, which is not held here (only
+    /// `ctx->mutex` is): `f` gets a [`GroupMember`], which can only read what was fixed at its
+    /// `event_init`. Events of other PMUs are skipped: their `hw` area is another driver's,
+    /// changing under us.
     pub(crate) fn for_each_in_group(&self, mut f: impl FnMut(&GroupMember)) {
         let pmu = self.0.pmu();
         // SAFETY: In `event_init` perf holds the group's context mutex (or the group is this
@@ -212,8 +216,8 @@ impl InitEvent {
             let mut member = leader;
             let mut pos = (*head).next;
             loop {
-                let on = core::ptr::read_volatile(&raw const (*member).state) > STATE_OFF;
-                if (*member).pmu == pmu && (member == leader || on) {
+                let here = core::ptr::read_volatile(&raw const (*member).state) >= STATE_OFF;
+                if (*member).pmu == pmu && (member == leader || here) {
                     f(GroupMember::from_raw(member));
                 }
                 if pos == head {
