@@ -48,7 +48,7 @@ count() { counts "$1" "$2" | cut -d' ' -f1; }
 tallies() { for c; do skl-silicon tally cbox 0 "$c" | cut -d' ' -f1; done; }
 # Of "count enabled running" lines: "yes" if every event ran all the time it was enabled.
 never_rotated() { awk '$2 != $3 || $2 == 0 { r = 1 } END { print r ? "no" : "yes" }'; }
-# The "counters per CBo" line of our module (provisional wording): its number, one per line.
+# The "N counters per CBo" line of our module: N, one line per load.
 cbo_counters_line() { dmesg | sed -n 's/.*skl_uncore: \([0-9]*\) counters per CBo.*/\1/p'; }
 
 # The four CBo events scheduled together: different events, each hit only by its own

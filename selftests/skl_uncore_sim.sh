@@ -50,7 +50,7 @@ else
 	ok "clock refuses event=0x34"
 fi
 
-check "no register faults (reserved bits, unknown MSRs)" "0" "$(sed -n 's/.*faults \([0-9]*\)$/\1/p' $SIM/regs)"
+check "no register faults (reserved bits, unknown MSRs)" "0" "$(sed -n 's/^accesses .* faults \([0-9]*\)$/\1/p' $SIM/regs)"
 
 if rmmod skl_uncore_sim; then ok "rmmod skl_uncore_sim"; else not_ok "rmmod skl_uncore_sim" "failed"; fi
 check "PMUs gone after rmmod" "" "$(ls $DEV | grep uncore_)"

@@ -195,7 +195,7 @@ if [ "$BACKEND" = silicon ]; then
 	check "unload left GLOBAL_CTRL, FIXED_CTRL and every PERFEVTSEL clear" "0x0 0x0 0x0 0x0 0x0 0x0 0x0 0x0 0x0 0x0 0x0 0x0" \
 		"$(echo $(for r in 0xe01 0x394 0x3b2 0x3b3 0x700 0x701 0x710 0x711 0x720 0x721 0x730 0x731; do msr 0 $r; done))"
 else
-	check "no register faults" "0" "$(sed -n 's/.* faults \([0-9]*\)$/\1/p' $SIM/regs)"
+	check "no register faults" "0" "$(sed -n 's/^accesses .* faults \([0-9]*\)$/\1/p' $SIM/regs)"
 	rmmod skl_uncore_sim
 	check_unloads_clean 1
 fi
