@@ -10,7 +10,7 @@
 //! and PCM use two. The driver uses what the part has: it asks counters 2 and 3 of CBo 0, in
 //! order, on one CPU of every package, and stops at the first that does not answer.
 
-use super::regs::{PerfCtr, PerfEvtSel, UncoreMsr};
+use super::regs::{PerfCtr, PerfEvtSel, RegName, UncoreMsr};
 use super::units::CBOX;
 
 /// A refused MSR access (a #GP taken by `rdmsr_safe`/`wrmsr_safe`).
@@ -107,31 +107,16 @@ impl super::Describe for CboCounters {
                 "MSR_UNC_CBO_0_PERFEVTSEL{first} and PERFEVTSEL{last} keep a written value"
             );
         };
-        let (kind, addr, what) = match why {
-            Missing::ReadFaults(a) => (RegKind::of(a), a, "faults when read"),
-            Missing::WriteFaults(a) => (RegKind::of(a), a, "faults when written"),
-            Missing::Drops(a) => (RegKind::of(a), a, "does not keep a written value"),
+        let (addr, what) = match why {
+            Missing::ReadFaults(a) => (a, "faults when read"),
+            Missing::WriteFaults(a) => (a, "faults when written"),
+            Missing::Drops(a) => (a, "does not keep a written value"),
         };
-        write!(f, "MSR_UNC_CBO_0_{kind}{} ({addr:#x}) {what}", self.n)?;
+        write!(f, "{} ({addr:#x}) {what}", RegName(addr))?;
         if self.packages > 1 {
             write!(f, " on package {package}")?;
         }
         Ok(())
-    }
-}
-
-/// `PERFEVTSEL` or `PERFCTR`, by address.
-struct RegKind(bool);
-
-impl RegKind {
-    fn of(addr: u32) -> Self {
-        Self(addr >= PerfCtr::addr(&CBOX, 0, 0))
-    }
-}
-
-impl core::fmt::Display for RegKind {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(if self.0 { "PERFCTR" } else { "PERFEVTSEL" })
     }
 }
 

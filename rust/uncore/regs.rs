@@ -11,9 +11,11 @@
 
 use super::units::Unit;
 
+mod reg_name;
 mod uncore_msr;
 // The kernel layer's (the host crate only tests it).
 #[allow(unused_imports)]
+pub(crate) use reg_name::RegName;
 pub(crate) use uncore_msr::UncoreMsr;
 
 bitfield! {
