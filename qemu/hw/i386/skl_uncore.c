@@ -43,6 +43,7 @@
  */
 
 #include "qemu/osdep.h"
+#include "qemu/cutils.h"
 #include "qemu/error-report.h"
 #include "qemu/thread.h"
 #include "qemu/timer.h"
@@ -56,6 +57,7 @@
 #include "hw/pci/pci_host.h"
 #include "migration/vmstate.h"
 #include "system/reset.h"
+#include "system/tcg.h"
 #include "exec/address-spaces.h"
 #include "exec/memory.h"
 #include "hw/core/cpu.h"
@@ -71,6 +73,19 @@ OBJECT_DECLARE_SIMPLE_TYPE(SklUncoreState, SKL_UNCORE)
 #define MSR_UNC_PERF_FIXED_CTRL     0x394
 #define MSR_UNC_PERF_FIXED_CTR      0x395
 #define MSR_UNC_CBO_CONFIG          0x396
+/*
+ * Not in the manual; on the i7-6700K (VirtualBox's probe): 0x391..0x393 the
+ * pre-Skylake uncore global control, status and overflow control (read 0;
+ * 0x391 and 0x393 accept and ignore some bits, 0x392 is read only), 0x397 a
+ * 4-bit register that keeps what is written.
+ */
+#define MSR_UNC_LEGACY_GLOBAL_CTRL  0x391
+#define MSR_UNC_LEGACY_GLOBAL_STATUS 0x392
+#define MSR_UNC_LEGACY_OVF_CTRL     0x393
+#define MSR_UNC_UNK_397             0x397
+#define LEGACY_GLOBAL_CTRL_IGNORED  0xfc8000070000000full
+#define LEGACY_OVF_CTRL_IGNORED     0x3ull
+#define UNK_397_VALID               0xFull
 #define MSR_UNC_ARB_PERFCTR0        0x3B0
 #define MSR_UNC_ARB_PERFEVTSEL0     0x3B2
 #define MSR_UNC_CBO_0_PERFEVTSEL0   0x700
@@ -142,7 +157,7 @@ typedef struct SklProfile {
     uint8_t slices;             /* CBo slices: MSR_UNC_CBO_CONFIG - 1 */
     uint8_t extra_blocks;       /* CBo blocks beyond the slices */
     uint8_t counters;           /* PERFEVTSEL/PERFCTR pairs per CBo */
-    bool aux_regs;              /* 4-bit registers at +4 and +5 */
+    bool aux_regs;              /* 4-bit registers at +4 and +5, 0x391..0x393, 0x397 */
     uint64_t evtsel_valid;
     uint32_t global_ctrl_valid;
     uint32_t status_valid;
@@ -178,6 +193,8 @@ enum {
     BD_CMD_TALLY_RESET = 8,
     BD_CMD_LOSE = 9,
     BD_CMD_RATE = 10,
+    BD_CMD_FAULTS_NEXT = 11,
+    BD_CMD_FAULTS_RESET = 12,
 };
 enum { UNIT_CBOX, UNIT_ARB, UNIT_CLOCK, UNIT_IMC };
 enum { LOSE_CTRL = 1, LOSE_COUNTERS = 2, LOSE_GLOBAL = 3, LOSE_ALL = 4 };
@@ -192,6 +209,29 @@ enum { BD_OK = 0, BD_ENOCMD = 1, BD_ENOBOX = 2, BD_EBADEVENT = 3 };
 #define NR_MMIO_STATS               (MCHBAR_SIZE / 4)
 #define NR_CFG_STATS                64
 enum { STAT_MSR = 1, STAT_MMIO = 2, STAT_CFG = 3 };
+
+/*
+ * Faults a test asks for with the "faults" property (see fault_parse): what
+ * a part nobody here can touch might do. FAULT_EN: the register exists, but a
+ * write with its enable bit set raises #GP (Intel PCM issue 337).
+ */
+enum { FAULT_NONE, FAULT_ABSENT, FAULT_EN, FAULT_READ, FAULT_WRITE };
+
+/*
+ * Valid counters (manual section 3): an event on a counter the tables do not
+ * allow counts 0 here (what a real part counts then is not documented) and
+ * is tallied as a violation when a write enables it. Table 3-2: ARB
+ * UNC_ARB_TRK_OCCUPANCY (event 0x80) on counter 0 only.
+ */
+typedef struct SklConstraint {
+    bool arb;                   /* ARB (else CBo) */
+    uint8_t event;
+    uint8_t counters;           /* bit i: counter i may count it */
+} SklConstraint;
+
+static const SklConstraint skl_constraints[] = {
+    { true, 0x80, 0x1 },
+};
 
 /* What a counter counted while enabled, for tests (not migrated). */
 typedef struct SklTally {
@@ -210,6 +250,7 @@ typedef struct SklPackage {
     uint64_t evtsel[NR_GENERIC_BOXES][MAX_COUNTERS];
     uint64_t ctr[NR_GENERIC_BOXES][MAX_COUNTERS];
     uint64_t aux[MAX_CBOS];
+    uint64_t unk_397;
     /* Sub-event remainders of the clocks. */
     uint64_t fixed_frac;
     uint64_t bg_frac[NR_GENERIC_BOXES][MAX_COUNTERS];
@@ -225,6 +266,7 @@ struct SklUncoreState {
 
     /* Properties. */
     char *sku;
+    char *faults;
     uint8_t cbos;
     uint8_t cbo_counters;
     uint8_t cbo_config;
@@ -277,6 +319,11 @@ struct SklUncoreState {
     uint64_t msr_writes[NR_MSR_STATS];
     uint64_t mmio_reads[NR_MMIO_STATS];
     uint64_t cfg_reads[NR_CFG_STATS];
+
+    /* Fault modes and tallies (#GP raised, constraint violations) per MSR. */
+    uint8_t fault_mode[NR_MSR_STATS];
+    uint64_t gp_count[NR_MSR_STATS];
+    uint64_t viol_count[NR_MSR_STATS];
 };
 
 /* The TCG RDMSR/WRMSR helpers have no device at hand: they find it here. */
@@ -425,6 +472,21 @@ static uint64_t filtered_increment(uint64_t sel, uint64_t count)
     return hits;
 }
 
+/* Whether counter @idx of @box may count the event of @sel (section 3). */
+static bool constraint_ok(int box, int idx, uint64_t sel)
+{
+    int i;
+
+    for (i = 0; i < ARRAY_SIZE(skl_constraints); i++) {
+        const SklConstraint *c = &skl_constraints[i];
+
+        if (c->arb == (box == ARB_BOX) && c->event == EVTSEL_EVENT(sel)) {
+            return c->counters & (1u << idx);
+        }
+    }
+    return true;
+}
+
 /* Brings every clock and background count up to the virtual clock. */
 static void advance(SklUncoreState *s)
 {
@@ -458,6 +520,9 @@ static void advance(SklUncoreState *s)
                     continue;
                 }
                 n_ev = ticks(rate, dt, &p->bg_frac[b][i]);
+                if (!constraint_ok(b, i, p->evtsel[b][i])) {
+                    continue;
+                }
                 bump(p, &p->ctr[b][i],
                      filtered_increment(p->evtsel[b][i], n_ev), GENERIC_WIDTH,
                      b == ARB_BOX ? STATUS_ARB_OVF : STATUS_CBO_OVF);
@@ -488,6 +553,7 @@ static void reset_package(SklUncoreState *s, SklPackage *p)
     memset(p->evtsel, 0, sizeof(p->evtsel));
     memset(p->ctr, 0, sizeof(p->ctr));
     memset(p->aux, 0, sizeof(p->aux));
+    p->unk_397 = 0;
     memset(p->bg_frac, 0, sizeof(p->bg_frac));
     p->fixed_frac = 0;
     p->uclk_running = true;
@@ -580,7 +646,7 @@ static bool is_model_msr(uint32_t msr)
 {
     return msr == MSR_UNC_PERF_GLOBAL_CTRL ||
            msr == MSR_UNC_PERF_GLOBAL_STATUS ||
-           (msr >= MSR_UNC_PERF_FIXED_CTRL && msr <= MSR_UNC_CBO_CONFIG) ||
+           (msr >= MSR_UNC_LEGACY_GLOBAL_CTRL && msr <= MSR_UNC_UNK_397) ||
            (msr >= MSR_UNC_ARB_PERFCTR0 && msr < MSR_UNC_ARB_PERFCTR0 + 4) ||
            (msr >= MSR_UNC_CBO_0_PERFEVTSEL0 &&
             msr < MSR_UNC_CBO_0_PERFEVTSEL0 + 7 * CBO_STRIDE) ||
@@ -646,6 +712,113 @@ static void backdoor_wrmsr(SklUncoreState *s, int pkg, uint32_t msr,
     }
 }
 
+/* The enable bit of @msr for FAULT_EN, 0 if it has none. */
+static uint64_t fault_en_bit(uint32_t msr)
+{
+    if (msr == MSR_UNC_PERF_GLOBAL_CTRL) {
+        return GLOBAL_CTRL_EN;
+    }
+    if (msr == MSR_UNC_PERF_FIXED_CTRL) {
+        return FIXED_CTRL_CNT_EN;
+    }
+    if (msr >= MSR_UNC_ARB_PERFEVTSEL0 && msr < MSR_UNC_ARB_PERFEVTSEL0 + 2) {
+        return EVTSEL_EN;
+    }
+    /* A CBo PERFEVTSEL (+0..+3 of a block), whether or not the part has it. */
+    if (msr >= MSR_UNC_CBO_0_PERFEVTSEL0 &&
+        msr < MSR_UNC_CBO_0_PERFEVTSEL0 + 7 * CBO_STRIDE) {
+        return (msr - MSR_UNC_CBO_0_PERFEVTSEL0) % CBO_STRIDE <
+               CBO_AUX4_OFFSET ? EVTSEL_EN : 0;
+    }
+    if (msr >= MSR_UNC_CBO_7_PERFEVTSEL0 &&
+        msr < MSR_UNC_CBO_7_PERFEVTSEL0 + CBO_AUX4_OFFSET) {
+        return EVTSEL_EN;
+    }
+    return 0;
+}
+
+/* One register of a "faults" entry gets @mode (checked). */
+static bool fault_set(SklUncoreState *s, uint64_t msr, int mode,
+                      const char *entry, Error **errp)
+{
+    if (msr >= NR_MSR_STATS || !is_model_msr(msr)) {
+        error_setg(errp, "skl-uncore: faults: '%s' is not a register of the "
+                   "model", entry);
+        return false;
+    }
+    if (mode == FAULT_EN && !fault_en_bit(msr)) {
+        error_setg(errp, "skl-uncore: faults: '%s': register %#" PRIx64
+                   " has no enable bit", entry, msr);
+        return false;
+    }
+    s->fault_mode[msr] = mode;
+    return true;
+}
+
+/*
+ * The "faults" property: ENTRY[+ENTRY]..., ENTRY = REG:MODE. REG is an MSR
+ * number (0x703) or evtselN / ctrN (PERFEVTSELN / PERFCTRN of every CBo).
+ * MODE: absent (RDMSR and WRMSR #GP), en (WRMSR with the enable bit set
+ * #GPs), read (RDMSR #GPs), write (every WRMSR #GPs).
+ */
+static bool fault_parse(SklUncoreState *s, Error **errp)
+{
+    static const char *const modes[] = { "", "absent", "en", "read", "write" };
+    g_auto(GStrv) entries = NULL;
+    int e, m, b;
+
+    memset(s->fault_mode, FAULT_NONE, sizeof(s->fault_mode));
+    if (!s->faults || !*s->faults) {
+        return true;
+    }
+    entries = g_strsplit(s->faults, "+", -1);
+    for (e = 0; entries[e]; e++) {
+        const char *entry = entries[e];
+        const char *colon = strchr(entry, ':');
+        g_autofree char *reg = NULL;
+        unsigned n;
+        int mode = FAULT_NONE;
+        uint64_t msr;
+
+        if (colon) {
+            for (m = FAULT_ABSENT; m <= FAULT_WRITE; m++) {
+                if (!strcmp(colon + 1, modes[m])) {
+                    mode = m;
+                }
+            }
+        }
+        if (mode == FAULT_NONE) {
+            error_setg(errp, "skl-uncore: faults: '%s' is not REG:MODE "
+                       "(MODE absent, en, read or write)", entry);
+            return false;
+        }
+        reg = g_strndup(entry, colon - entry);
+        if (sscanf(reg, "evtsel%u", &n) == 1 && n < MAX_COUNTERS) {
+            for (b = 0; b < MAX_CBOS; b++) {
+                if (!fault_set(s, cbo_base(b) + n, mode, entry, errp)) {
+                    return false;
+                }
+            }
+        } else if (sscanf(reg, "ctr%u", &n) == 1 && n < MAX_COUNTERS) {
+            for (b = 0; b < MAX_CBOS; b++) {
+                if (!fault_set(s, cbo_base(b) + CBO_PERFCTR_OFFSET + n, mode,
+                               entry, errp)) {
+                    return false;
+                }
+            }
+        } else if (qemu_strtou64(reg, NULL, 0, &msr) == 0) {
+            if (!fault_set(s, msr, mode, entry, errp)) {
+                return false;
+            }
+        } else {
+            error_setg(errp, "skl-uncore: faults: '%s': REG is an MSR number, "
+                       "evtselN or ctrN", entry);
+            return false;
+        }
+    }
+    return true;
+}
+
 bool skl_uncore_rdmsr(int socket, uint32_t msr, uint64_t *val, bool *gp)
 {
     SklUncoreState *s = skl_msr_model;
@@ -667,7 +840,21 @@ bool skl_uncore_rdmsr(int socket, uint32_t msr, uint64_t *val, bool *gp)
     s->msr_reads[msr]++;
     advance(s);
     p->uclk_running = true;
+    if (s->fault_mode[msr] == FAULT_ABSENT ||
+        s->fault_mode[msr] == FAULT_READ) {
+        *gp = true;
+        goto out;
+    }
     switch (msr) {
+    case MSR_UNC_LEGACY_GLOBAL_CTRL:
+    case MSR_UNC_LEGACY_GLOBAL_STATUS:
+    case MSR_UNC_LEGACY_OVF_CTRL:
+        *gp = !s->profile->aux_regs;
+        break;
+    case MSR_UNC_UNK_397:
+        *gp = !s->profile->aux_regs;
+        *val = p->unk_397;
+        break;
     case MSR_UNC_PERF_GLOBAL_CTRL:
         *val = p->global_ctrl;
         break;
@@ -703,6 +890,11 @@ bool skl_uncore_rdmsr(int socket, uint32_t msr, uint64_t *val, bool *gp)
         }
         break;
     }
+out:
+    if (*gp) {
+        *val = 0;
+        s->gp_count[msr]++;
+    }
     qemu_mutex_unlock(&s->lock);
     return true;
 }
@@ -720,6 +912,9 @@ static bool write_generic(SklUncoreState *s, SklPackage *p, uint32_t msr,
             return false;
         }
         p->evtsel[box][idx] = val;
+        if ((val & EVTSEL_EN) && !constraint_ok(box, idx, val)) {
+            s->viol_count[msr]++;
+        }
         return true;
     case R_CTR:
         if (val & ~width_mask(GENERIC_WIDTH)) {
@@ -759,7 +954,29 @@ bool skl_uncore_wrmsr(int socket, uint32_t msr, uint64_t val, bool *gp)
     s->msr_writes[msr]++;
     advance(s);
     p->uclk_running = true;
+    if (s->fault_mode[msr] == FAULT_ABSENT ||
+        s->fault_mode[msr] == FAULT_WRITE ||
+        (s->fault_mode[msr] == FAULT_EN && (val & fault_en_bit(msr)))) {
+        *gp = true;
+        goto out;
+    }
     switch (msr) {
+    case MSR_UNC_LEGACY_GLOBAL_CTRL:
+        *gp = !s->profile->aux_regs || (val & ~LEGACY_GLOBAL_CTRL_IGNORED);
+        break;
+    case MSR_UNC_LEGACY_GLOBAL_STATUS:
+        *gp = true; /* read only */
+        break;
+    case MSR_UNC_LEGACY_OVF_CTRL:
+        *gp = !s->profile->aux_regs || (val & ~LEGACY_OVF_CTRL_IGNORED);
+        break;
+    case MSR_UNC_UNK_397:
+        if (!s->profile->aux_regs || (val & ~UNK_397_VALID)) {
+            *gp = true;
+        } else {
+            p->unk_397 = val;
+        }
+        break;
     case MSR_UNC_PERF_GLOBAL_CTRL:
         if (val & ~(uint64_t)s->gctrl_valid) {
             *gp = true;
@@ -797,6 +1014,10 @@ bool skl_uncore_wrmsr(int socket, uint32_t msr, uint64_t val, bool *gp)
         break;
     }
     update_edges(s, p);
+out:
+    if (*gp) {
+        s->gp_count[msr]++;
+    }
     qemu_mutex_unlock(&s->lock);
     return true;
 }
@@ -834,7 +1055,8 @@ static int64_t do_inject(SklUncoreState *s, SklPackage *p, uint64_t unit,
             uint64_t sel = p->evtsel[b][i];
 
             if (!counting(p, b, i) || EVTSEL_EVENT(sel) != event ||
-                (EVTSEL_UMASK(sel) & umask) != umask) {
+                (EVTSEL_UMASK(sel) & umask) != umask ||
+                !constraint_ok(b, i, sel)) {
                 continue;
             }
             bump(p, &p->ctr[b][i], filtered_increment(sel, count),
@@ -1063,6 +1285,26 @@ static void stats_next(SklUncoreState *s, uint64_t from)
     s->bd_arg[0] = i + 1;
 }
 
+/*
+ * The first MSR at or after @from with a #GP or a constraint violation
+ * tallied: args 0 next, 1 MSR (0 at the end), 2 #GPs, 3 violations.
+ */
+static void faults_next(SklUncoreState *s, uint64_t from)
+{
+    uint64_t i;
+
+    memset(s->bd_arg, 0, sizeof(s->bd_arg));
+    for (i = from; i < NR_MSR_STATS; i++) {
+        if (s->gp_count[i] || s->viol_count[i]) {
+            s->bd_arg[1] = i;
+            s->bd_arg[2] = s->gp_count[i];
+            s->bd_arg[3] = s->viol_count[i];
+            break;
+        }
+    }
+    s->bd_arg[0] = i + 1;
+}
+
 static void backdoor_command(SklUncoreState *s, int pkg, uint32_t cmd)
 {
     SklPackage *p = &s->pkg[pkg];
@@ -1118,6 +1360,13 @@ static void backdoor_command(SklUncoreState *s, int pkg, uint32_t cmd)
         break;
     case BD_CMD_STATS_NEXT:
         stats_next(s, a[0]);
+        break;
+    case BD_CMD_FAULTS_NEXT:
+        faults_next(s, a[0]);
+        break;
+    case BD_CMD_FAULTS_RESET:
+        memset(s->gp_count, 0, sizeof(s->gp_count));
+        memset(s->viol_count, 0, sizeof(s->viol_count));
         break;
     case BD_CMD_STATS_RESET:
         memset(s->msr_reads, 0, sizeof(s->msr_reads));
@@ -1316,8 +1565,10 @@ static bool skl_uncore_apply_profile(SklUncoreState *s, Error **errp)
     }
     /* The other properties override the profile where they are set. */
     s->slices = s->cbos ? s->cbos : s->profile->slices;
-    if (s->slices > 16) {
-        error_setg(errp, "cbos must be 1..16");
+    /* NO_CBO_BANKS, bits 3:0 of 0x396, holds slices + 1. */
+    if (s->slices > 14) {
+        error_setg(errp, "skl-uncore: cbos must be 1..14 (0x396 bits 3:0 "
+                   "hold cbos + 1)");
         return false;
     }
     s->blocks = MIN(s->slices + s->profile->extra_blocks, MAX_CBOS);
@@ -1329,11 +1580,15 @@ static bool skl_uncore_apply_profile(SklUncoreState *s, Error **errp)
     if (s->cbo_config == 0xff) {
         /* Section 2.4.1: software reads it and subtracts one. */
         s->cbo_config = s->slices + 1;
+    } else if (s->cbo_config > 0xf) {
+        error_setg(errp, "skl-uncore: cbo-config must be 0..15 (0x396 bits "
+                   "3:0)");
+        return false;
     }
     s->gctrl_valid = s->global_ctrl_valid ? s->global_ctrl_valid
                                           : s->profile->global_ctrl_valid;
     s->evtsel_valid = s->profile->evtsel_valid;
-    return true;
+    return fault_parse(s, errp);
 }
 
 static void skl_uncore_realize(DeviceState *dev, Error **errp)
@@ -1344,6 +1599,11 @@ static void skl_uncore_realize(DeviceState *dev, Error **errp)
     PCIBus *bus;
     bool ambiguous = false;
 
+    if (!tcg_enabled()) {
+        error_setg(errp, "skl-uncore: needs TCG (-accel tcg): its MSRs are "
+                   "hooked into TCG's RDMSR/WRMSR helpers only");
+        return;
+    }
     if (skl_msr_model) {
         error_setg(errp, "only one skl-uncore device is supported");
         return;
@@ -1401,6 +1661,45 @@ static int skl_uncore_post_load(void *opaque, int version_id)
     SklUncoreState *s = opaque;
     int n;
 
+    /* The stream is input: every index and mask it sets is checked. */
+    if (s->bd_sel >= BD_NR_ARGS) {
+        error_report("skl-uncore: bd_sel %u out of range", s->bd_sel);
+        return -EINVAL;
+    }
+    if (s->mchbar & ~(MCHBAR_BASE_MASK | MCHBAR_EN)) {
+        error_report("skl-uncore: MCHBAR %#" PRIx64 " has reserved bits",
+                     s->mchbar);
+        return -EINVAL;
+    }
+    for (n = 0; n < MAX_PACKAGES; n++) {
+        SklPackage *p = &s->pkg[n];
+        int b, i;
+
+        if (p->global_ctrl & ~(uint64_t)s->gctrl_valid ||
+            p->fixed_ctrl & ~(uint64_t)FIXED_CTRL_VALID ||
+            p->fixed_ctr & ~width_mask(FIXED_WIDTH)) {
+            error_report("skl-uncore: package %d: a register holds bits the "
+                         "part lacks", n);
+            return -EINVAL;
+        }
+        for (b = 0; b < NR_GENERIC_BOXES; b++) {
+            for (i = 0; i < MAX_COUNTERS; i++) {
+                if (p->evtsel[b][i] & ~s->evtsel_valid ||
+                    p->ctr[b][i] & ~width_mask(GENERIC_WIDTH)) {
+                    error_report("skl-uncore: package %d: box %d counter %d "
+                                 "holds bits the part lacks", n, b, i);
+                    return -EINVAL;
+                }
+            }
+        }
+    }
+    for (n = 0; n < 5; n++) {
+        if (s->imc[n] & ~width_mask(IMC_WIDTH)) {
+            error_report("skl-uncore: IMC counter %d is over 32 bits", n);
+            return -EINVAL;
+        }
+    }
+
     for (n = 0; n < MAX_PACKAGES; n++) {
         tally_reset(s, &s->pkg[n]);
     }
@@ -1410,8 +1709,9 @@ static int skl_uncore_post_load(void *opaque, int version_id)
 
 static const VMStateDescription vmstate_skl_package = {
     .name = "skl-uncore/package",
-    .version_id = 1,
-    .minimum_version_id = 1,
+    /* 2: 0x397 and the rates (version 1 was never exercised). */
+    .version_id = 2,
+    .minimum_version_id = 2,
     .fields = (const VMStateField[]) {
         VMSTATE_UINT64(global_ctrl, SklPackage),
         VMSTATE_UINT64(global_status, SklPackage),
@@ -1426,14 +1726,16 @@ static const VMStateDescription vmstate_skl_package = {
         VMSTATE_UINT64_2DARRAY(bg_frac, SklPackage, NR_GENERIC_BOXES,
                                MAX_COUNTERS),
         VMSTATE_BOOL(uclk_running, SklPackage),
+        VMSTATE_UINT64(unk_397, SklPackage),
         VMSTATE_END_OF_LIST()
     }
 };
 
 static const VMStateDescription vmstate_skl_uncore = {
     .name = TYPE_SKL_UNCORE,
-    .version_id = 1,
-    .minimum_version_id = 1,
+    /* 2: 0x397 and the rates (version 1 was never exercised). */
+    .version_id = 2,
+    .minimum_version_id = 2,
     .post_load = skl_uncore_post_load,
     .fields = (const VMStateField[]) {
         VMSTATE_STRUCT_ARRAY(pkg, SklUncoreState, MAX_PACKAGES, 1,
@@ -1446,6 +1748,11 @@ static const VMStateDescription vmstate_skl_uncore = {
         VMSTATE_UINT32(bd_sel, SklUncoreState),
         VMSTATE_UINT32(bd_status, SklUncoreState),
         VMSTATE_UINT64_ARRAY(bd_arg, SklUncoreState, BD_NR_ARGS),
+        /* Rates the backdoor's "rate" changes at run time. */
+        VMSTATE_UINT64(uclk_hz, SklUncoreState),
+        VMSTATE_UINT64_ARRAY(imc_rate, SklUncoreState, 5),
+        VMSTATE_UINT64(cbo_background, SklUncoreState),
+        VMSTATE_UINT64(arb_background, SklUncoreState),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -1453,6 +1760,8 @@ static const VMStateDescription vmstate_skl_uncore = {
 static const Property skl_uncore_properties[] = {
     /* The part; the properties below override it where they are set. */
     DEFINE_PROP_STRING("sku", SklUncoreState, sku),
+    /* Faults of registers: REG:MODE[+REG:MODE]... (fault_parse). */
+    DEFINE_PROP_STRING("faults", SklUncoreState, faults),
     /* CBo slices; 0: the profile's. */
     DEFINE_PROP_UINT8("cbos", SklUncoreState, cbos, 0),
     /* 0: the profile's. */
