@@ -281,16 +281,16 @@ uclk=1000000000
 wr 0xe01 0x20000000 >/dev/null; wr 0x394 0x400000 >/dev/null
 t0=$(cut -d' ' -f1 /proc/uptime); a=$(rd 0x395); busy 1; b=$(rd 0x395); t1=$(cut -d' ' -f1 /proc/uptime)
 within "FIXED_CTR ticks at UCLK while a vCPU runs for 1 s" $((b - a)) \
-	"$(awk -v u="$uclk" 'BEGIN { printf "%d", u * 0.97 }')" \
-	"$(awk -v u="$uclk" -v t0="$t0" -v t1="$t1" 'BEGIN { printf "%d", u * (t1 - t0 + 0.02) }')"
+	"$(awk -v u="$uclk" 'BEGIN { printf "%.0f", u * 0.97 }')" \
+	"$(awk -v u="$uclk" -v t0="$t0" -v t1="$t1" 'BEGIN { printf "%.0f", u * (t1 - t0 + 0.02) }')"
 t0=$(cut -d' ' -f1 /proc/uptime); a=$(rd 0x395); sleep 1; b=$(rd 0x395); t1=$(cut -d' ' -f1 /proc/uptime)
 if [ -n "$idle" ]; then
 	within "uclk-idle-stop: FIXED_CTR nearly stops while every vCPU idles in a 1 s sleep" $((b - a)) 0 \
-		"$(awk -v u="$uclk" 'BEGIN { printf "%d", u * 0.2 }')"
+		"$(awk -v u="$uclk" 'BEGIN { printf "%.0f", u * 0.2 }')"
 else
 	within "FIXED_CTR ticks at UCLK through a 1 s sleep" $((b - a)) \
-		"$(awk -v u="$uclk" 'BEGIN { printf "%d", u * 0.99 }')" \
-		"$(awk -v u="$uclk" -v t0="$t0" -v t1="$t1" 'BEGIN { printf "%d", u * (t1 - t0 + 0.02) }')"
+		"$(awk -v u="$uclk" 'BEGIN { printf "%.0f", u * 0.99 }')" \
+		"$(awk -v u="$uclk" -v t0="$t0" -v t1="$t1" 'BEGIN { printf "%.0f", u * (t1 - t0 + 0.02) }')"
 fi
 wr 0xe01 0 >/dev/null
 a=$(rd 0x395); busy 1; b=$(rd 0x395)

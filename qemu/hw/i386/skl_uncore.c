@@ -737,6 +737,23 @@ static uint64_t fault_en_bit(uint32_t msr)
     return 0;
 }
 
+/* Whether the "faults" property makes this RDMSR (or WRMSR of @val) #GP. */
+static bool fault_refuses(SklUncoreState *s, uint32_t msr, bool write,
+                          uint64_t val)
+{
+    switch (s->fault_mode[msr]) {
+    case FAULT_ABSENT:
+        return true;
+    case FAULT_READ:
+        return !write;
+    case FAULT_WRITE:
+        return write;
+    case FAULT_EN:
+        return write && (val & fault_en_bit(msr));
+    }
+    return false;
+}
+
 /* One register of a "faults" entry gets @mode (checked). */
 static bool fault_set(SklUncoreState *s, uint64_t msr, int mode,
                       const char *entry, Error **errp)
@@ -840,8 +857,7 @@ bool skl_uncore_rdmsr(int socket, uint32_t msr, uint64_t *val, bool *gp)
     s->msr_reads[msr]++;
     advance(s);
     p->uclk_running = true;
-    if (s->fault_mode[msr] == FAULT_ABSENT ||
-        s->fault_mode[msr] == FAULT_READ) {
+    if (fault_refuses(s, msr, false, 0)) {
         *gp = true;
         goto out;
     }
@@ -954,9 +970,7 @@ bool skl_uncore_wrmsr(int socket, uint32_t msr, uint64_t val, bool *gp)
     s->msr_writes[msr]++;
     advance(s);
     p->uclk_running = true;
-    if (s->fault_mode[msr] == FAULT_ABSENT ||
-        s->fault_mode[msr] == FAULT_WRITE ||
-        (s->fault_mode[msr] == FAULT_EN && (val & fault_en_bit(msr)))) {
+    if (fault_refuses(s, msr, true, val)) {
         *gp = true;
         goto out;
     }
@@ -1709,7 +1723,7 @@ static int skl_uncore_post_load(void *opaque, int version_id)
 
 static const VMStateDescription vmstate_skl_package = {
     .name = "skl-uncore/package",
-    /* 2: 0x397 and the rates (version 1 was never exercised). */
+    /* 2: 0x397 (version 1 was never exercised). */
     .version_id = 2,
     .minimum_version_id = 2,
     .fields = (const VMStateField[]) {
