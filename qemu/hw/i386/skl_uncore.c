@@ -737,6 +737,26 @@ static uint64_t fault_en_bit(uint32_t msr)
     return 0;
 }
 
+/*
+ * An RDMSR or WRMSR of a model register by a CPU of @socket (lock held):
+ * counted, the clocks brought up to now, the package's UCLK awake. Returns
+ * the package.
+ */
+static SklPackage *msr_access(SklUncoreState *s, int socket, uint32_t msr,
+                              bool write)
+{
+    SklPackage *p = package_of(s, socket);
+
+    if (write) {
+        s->msr_writes[msr]++;
+    } else {
+        s->msr_reads[msr]++;
+    }
+    advance(s);
+    p->uclk_running = true;
+    return p;
+}
+
 /* Whether the "faults" property makes this RDMSR (or WRMSR of @val) #GP. */
 static bool fault_refuses(SklUncoreState *s, uint32_t msr, bool write,
                           uint64_t val)
@@ -853,10 +873,7 @@ bool skl_uncore_rdmsr(int socket, uint32_t msr, uint64_t *val, bool *gp)
         qemu_mutex_unlock(&s->lock);
         return true;
     }
-    p = package_of(s, socket);
-    s->msr_reads[msr]++;
-    advance(s);
-    p->uclk_running = true;
+    p = msr_access(s, socket, msr, false);
     if (fault_refuses(s, msr, false, 0)) {
         *gp = true;
         goto out;
@@ -966,10 +983,7 @@ bool skl_uncore_wrmsr(int socket, uint32_t msr, uint64_t val, bool *gp)
         qemu_mutex_unlock(&s->lock);
         return true;
     }
-    p = package_of(s, socket);
-    s->msr_writes[msr]++;
-    advance(s);
-    p->uclk_running = true;
+    p = msr_access(s, socket, msr, true);
     if (fault_refuses(s, msr, true, val)) {
         *gp = true;
         goto out;
