@@ -312,7 +312,8 @@ int skl_glue_intel_uncore_config(void)
  * cpumask file shows), and when that CPU goes offline it moves the PMU's events from its
  * context to the package's next CPU. Events placed on that CPU therefore all share one
  * context, where perf rotates them fairly, and follow it. perf does not export the mask; its
- * "cpumask" device attribute on the event_source bus prints it, so ask that attribute.
+ * "cpumask" device attribute on the event_source bus prints it, so ask that attribute. A
+ * PERF_PMU_SCOPE_SYS_WIDE PMU (the IMC: one MCHBAR per machine) has one CPU for every package.
  */
 int skl_glue_pmu_scope_cpu(struct pmu *pmu, int cpu)
 {
@@ -347,7 +348,10 @@ int skl_glue_pmu_scope_cpu(struct pmu *pmu, int cpu)
 	if (cpumask_attr->show(pmu->dev, cpumask_attr, buf) > 0) {
 		strim(buf);
 		if (!cpulist_parse(buf, mask)) {
-			target = cpumask_any_and(mask, topology_core_cpumask(cpu));
+			if (pmu->scope == PERF_PMU_SCOPE_SYS_WIDE)
+				target = cpumask_first(mask);
+			else
+				target = cpumask_any_and(mask, topology_core_cpumask(cpu));
 			if (target < nr_cpu_ids)
 				ret = target;
 		}

@@ -2,9 +2,11 @@
 /*
  * msr-probe CPU FIRST LAST: for every MSR from FIRST to LAST on CPU, through /dev/cpu/CPU/msr
  * (the guest boots with msr.allow_writes=on), one line as VirtualBox's CPU report tool
- * records a part: "0xADDR absent" if RDMSR faults, else "0xADDR gp 0xMASK", MASK holding
- * every bit whose write (that bit alone set) faults. The value read first is written back
- * after each write. Static: the guest has no C library.
+ * records a part: "0xADDR absent" if RDMSR faults, else "0xADDR gp 0xGP ignore 0xIGN": GP
+ * holds every bit whose write (that bit alone set) faults, IGN every bit whose write is
+ * accepted but does not read back (ignored, read only as 0, or write-1-to-clear). Each write
+ * is read back, then the value read first is written back. Static: the guest has no C
+ * library.
  *
  * Only for a machine whose MSRs in that range are harmless to write (the emulated silicon).
  */
@@ -37,7 +39,7 @@ int main(int argc, char **argv)
 	first = parse_num("msr-probe", argv[2]);
 	last = parse_num("msr-probe", argv[3]);
 	for (uint64_t msr = first; msr <= last; msr++) {
-		uint64_t orig, gp = 0;
+		uint64_t orig, back, gp = 0, ign = 0;
 
 		if (pread(fd, &orig, sizeof(orig), msr) != sizeof(orig)) {
 			printf("%#llx absent\n", (unsigned long long)msr);
@@ -48,12 +50,15 @@ int main(int argc, char **argv)
 
 			if (pwrite(fd, &v, sizeof(v), msr) != sizeof(v))
 				gp |= v;
+			else if (pread(fd, &back, sizeof(back), msr) != sizeof(back) || !(back & v))
+				ign |= v;
 			/* Restore (a read-only register refuses this too). */
 			ssize_t r = pwrite(fd, &orig, sizeof(orig), msr);
 
 			(void)r;
 		}
-		printf("%#llx gp %#llx\n", (unsigned long long)msr, (unsigned long long)gp);
+		printf("%#llx gp %#llx ignore %#llx\n", (unsigned long long)msr, (unsigned long long)gp,
+		       (unsigned long long)ign);
 	}
 	return 0;
 }

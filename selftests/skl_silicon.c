@@ -21,6 +21,11 @@
  *                                               counter, UCLK (clock), IMC counter BOX (imc)
  *   skl-silicon stats                           one line per register accessed since the reset
  *   skl-silicon stats-reset
+ *   skl-silicon faults                          one line per MSR with a #GP raised or a
+ *                                               constraint violation (an event enabled on a
+ *                                               counter the manual does not allow) since boot:
+ *                                               "msr 0xADDR gp N violations N"
+ *   skl-silicon faults-reset                    for tests that fault on purpose (msr-probe)
  *
  * UNIT is cbox, arb, clock or imc; COUNTER is the generic counter, 0 for the clock, the IMC
  * event code 1..5 for the IMC (as the simulator's debugfs files). Commands act on the package
@@ -35,7 +40,8 @@
  * (arg0 = from -> next, kind, addr, reads, writes; kind 0 = end, 1 MSR, 2 MCHBAR offset,
  * 3 config offset of 0:0.0), 5 stats-reset, 6 peek (unit box counter -> arg0 = value),
  * 7 tally (unit box counter|~0 -> arg0 = sum, arg1 = starts), 8 tally-reset, 9 lose (what:
- * 1 controls, 2 counters, 3 GLOBAL_CTRL, 4 all), 10 rate (unit box rate). Units: 0 cbox, 1 arb, 2 clock, 3 imc.
+ * 1 controls, 2 counters, 3 GLOBAL_CTRL, 4 all), 10 rate (unit box rate), 11 faults-next (arg0 = from -> next, MSR (0 at the end), #GPs,
+ * violations), 12 faults-reset. Units: 0 cbox, 1 arb, 2 clock, 3 imc.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -121,7 +127,7 @@ int main(int argc, char **argv)
 	int st;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: skl-silicon info|inject|preset|peek|tally|tally-reset|lose|rate|stats|stats-reset ...\n");
+		fprintf(stderr, "usage: skl-silicon info|inject|preset|peek|tally|tally-reset|lose|rate|stats|stats-reset|faults|faults-reset ...\n");
 		return 2;
 	}
 	const char *cpu = getenv("SKL_SILICON_CPU");
@@ -235,6 +241,27 @@ int main(int argc, char **argv)
 			       (unsigned long long)get_arg(4));
 			from = get_arg(0);
 		}
+	}
+	if (!strcmp(argv[1], "faults") && argc == 2) {
+		uint64_t from = 0;
+
+		for (;;) {
+			set_arg(0, from);
+			st = command(11);
+			if (st)
+				return refused("faults", st);
+			uint64_t msr = get_arg(1);
+
+			if (!msr)
+				return 0;
+			printf("msr %#llx gp %llu violations %llu\n", (unsigned long long)msr,
+			       (unsigned long long)get_arg(2), (unsigned long long)get_arg(3));
+			from = get_arg(0);
+		}
+	}
+	if (!strcmp(argv[1], "faults-reset") && argc == 2) {
+		command(12);
+		return 0;
 	}
 	if (!strcmp(argv[1], "stats-reset") && argc == 2) {
 		command(5);

@@ -152,7 +152,14 @@ out=$($PO -r "sleep 1" uncore_arb/0x180 uncore_arb/0x280 2>/dev/null | grep '^co
 [ "$BACKEND" = sim ] && echo "arb 0 0 0" > $SIM/rate
 mux=$(echo "$out" | awk '$6 < $4 && $6 > 0 { n++ } END { print n + 0 }')
 check "two occupancy events multiplex (both ran, neither all the time)" "2" "$mux"
-sim_only check "occupancy never programmed on ARB counter 1" "0" "$(sed -n 's/^violations \([0-9]*\)$/\1/p' $SIM/regs 2>/dev/null)"
+# The simulator's count of violations; the silicon's tally per MSR (Table 3-2: on ARB counter 1,
+# 0x3b3, occupancy counts 0 and is tallied).
+if [ "$BACKEND" = sim ]; then
+	check "occupancy never programmed on ARB counter 1" "0" "$(sed -n 's/^violations \([0-9]*\)$/\1/p' $SIM/regs 2>/dev/null)"
+else
+	check "occupancy never programmed on ARB counter 1 (the silicon's violation tally)" "" \
+		"$(skl-silicon faults | grep -v ' violations 0$')"
+fi
 
 # --- wrap ---------------------------------------------------------------------------------
 skl-preset arb 0 0 0xFFFFFFFFC18

@@ -152,6 +152,12 @@ impl PmuOps for UncorePmu {
         &self.attrs
     }
 
+    // The simulator gives each package an IMC of its own (its tests count a package's DRAM
+    // traffic apart); a real machine has one MCHBAR, which one context must count once.
+    fn machine_wide(&self) -> bool {
+        !cfg!(skl_sim) && self.unit.kind.machine_wide()
+    }
+
     fn event_init(&self, ev: &InitEvent) -> Result {
         if ev.is_sampling() {
             return Err(refuse(

@@ -48,6 +48,8 @@ pub(crate) const HES_UPTODATE: u32 = sys::PERF_HES_UPTODATE;
 /// `PERF_PMU_SCOPE_PKG`: perf keeps the `cpumask` (one CPU per package), moves the events
 /// when that CPU goes offline, and lets any CPU of the package read them.
 const SCOPE_PKG: u32 = sys::perf_pmu_scope_PERF_PMU_SCOPE_PKG;
+/// `PERF_PMU_SCOPE_SYS_WIDE`: as [`SCOPE_PKG`], with one CPU for the whole machine.
+const SCOPE_SYS_WIDE: u32 = sys::perf_pmu_scope_PERF_PMU_SCOPE_SYS_WIDE;
 
 /// What a PMU does; perf's callbacks land here.
 ///
@@ -73,6 +75,10 @@ pub(crate) trait PmuOps: Sync {
     fn pmu_disable(&self);
     /// Perf is done (re)scheduling: program what changed.
     fn pmu_enable(&self);
+    /// One PMU context for the whole machine (its `cpumask` one CPU), not one per package.
+    fn machine_wide(&self) -> bool {
+        false
+    }
 }
 
 /// A registered perf PMU.
@@ -124,7 +130,11 @@ impl<T: PmuOps> PmuRegistration<T> {
             unsafe {
                 (*raw).module = module.as_ptr();
                 (*raw).task_ctx_nr = INVALID_CONTEXT;
-                (*raw).scope = SCOPE_PKG;
+                (*raw).scope = if this.ops.machine_wide() {
+                    SCOPE_SYS_WIDE
+                } else {
+                    SCOPE_PKG
+                };
                 // Perf rejects exclude_* bits itself: the uncore cannot tell who caused an
                 // event.
                 (*raw).capabilities = sys::PERF_PMU_CAP_NO_EXCLUDE as c_int;

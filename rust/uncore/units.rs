@@ -26,6 +26,15 @@ pub(crate) enum UnitKind {
     Imc,
 }
 
+impl UnitKind {
+    /// One for the whole machine rather than one per package: the IMC counters sit in the
+    /// host bridge's single MCHBAR, so a PMU per package would count the same DRAM traffic
+    /// once per package under `perf stat -a`.
+    pub(crate) const fn machine_wide(self) -> bool {
+        matches!(self, UnitKind::Imc)
+    }
+}
+
 /// A counter restriction: events with this `EVT_SEL` may only use `counters`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Constraint {
