@@ -15,6 +15,7 @@ use crate::uncore::{
     cbo_count::CboCount,
     cbo_counters::{CboCounters, ProbeMsr, Refused},
     imc::{self, ImcError, ImcLocation},
+    probe::{probe_all, probe_package},
 };
 
 /// The hardware: RDMSR/WRMSR on the calling CPU, and the IMC counters if MCHBAR was found.
@@ -147,13 +148,18 @@ pub(crate) fn probe() -> Result<Probed> {
 }
 
 impl Probed {
-    /// Checks that the uncore's MSRs behave as registers (see [`uncore_answers`]) and finds
-    /// how many counters each CBo has ([`cbo_counters`]), which takes writes: only once
-    /// `_names` proves that no other driver holds our PMU names, as Linux's `intel_uncore`
-    /// would if it were using the registers. `ENODEV` and one line if not.
+    /// Checks, on every package, that the uncore's MSRs behave as registers and how many
+    /// counters each CBo has ([`probe_package`]), which takes writes: only once `_names`
+    /// proves that no other driver holds our PMU names, as Linux's `intel_uncore` would if it
+    /// were using the registers. Each package in one call on one of its CPUs, interrupts off
+    /// and CPU hotplug held off. `ENODEV` and one line if the uncore does not answer.
     pub(crate) fn confirm(&self, _names: &Names) -> Result<CboCounters> {
-        if uncore_answers() {
-            return Ok(cbo_counters(self.cbo.n));
+        let cbo = self.cbo.n > 0;
+        let found = probe_all(platform::max_packages(), |pkg| {
+            platform::on_package_cpu(pkg, || probe_package(&mut LocalMsr, cbo)).map(|(_, p)| p)
+        });
+        if found.answers {
+            return Ok(found.counters);
         }
         pr_info!(
             "{}: the uncore PMU MSRs do not keep a written value (ARB PERFEVTSEL0 {:#x}): \
@@ -165,59 +171,16 @@ impl Probed {
     }
 }
 
-/// Counters per CBo, probed on one CPU of every package that has one online (the fewest
-/// found), if there is a CBo PMU at all. A package without an online CPU has the same part.
-fn cbo_counters(nr_cbox: u32) -> CboCounters {
-    let mut counters = CboCounters::new();
-    if nr_cbox == 0 {
-        return counters;
-    }
-    for pkg in 0..platform::max_packages() {
-        if let Some(cpu) = platform::online_cpu_in_package(pkg) {
-            counters.probe(pkg, &mut OnCpu(cpu));
-        }
-    }
-    counters
-}
+/// MSR access on the CPU the probe runs on, which has interrupts off
+/// ([`platform::on_package_cpu`]).
+struct LocalMsr;
 
-/// MSR access on one CPU, from process context. An error (a fault, or the CPU gone offline
-/// meanwhile) is a refusal: the probe then gives the CBos fewer counters, never a missing one.
-struct OnCpu(CpuId);
-
-impl ProbeMsr for OnCpu {
+impl ProbeMsr for LocalMsr {
     fn rdmsr(&mut self, msr: u32) -> core::result::Result<u64, Refused> {
-        platform::rdmsr_on_cpu(self.0, msr).map_err(|_| Refused)
+        platform::rdmsr(msr).map_err(|_| Refused)
     }
 
     fn wrmsr(&mut self, msr: UncoreMsr, val: u64) -> core::result::Result<(), Refused> {
-        platform::wrmsr_on_cpu(self.0, msr, val).map_err(|_| Refused)
-    }
-}
-
-/// Whether the uncore PMU is there: emulators that read unknown MSRs as 0 also drop writes to
-/// them (QEMU's TCG does), so a zero `MSR_UNC_CBO_CONFIG` proves nothing. ARB `PERFEVTSEL0`
-/// must keep a value written to it; `EN` stays clear, so nothing counts, and 0 is put back.
-/// A non-zero value there means another tool is using it: the register is real, and it is
-/// left alone.
-fn uncore_answers() -> bool {
-    let addr = PerfEvtSel::addr(&ARB, 0, 0);
-    let Some(msr) = UncoreMsr::new(addr) else {
-        return false;
-    };
-    match platform::rdmsr(addr) {
-        Err(_) => false,
-        Ok(v) if v != 0 => true,
-        Ok(_) => {
-            // UNC_ARB_TRK_REQUESTS.ALL, not enabled.
-            let mut probe = PerfEvtSel::zeroed();
-            probe.set_evt_sel(0x81);
-            probe.set_umask(0x01);
-            if platform::wrmsr(msr, probe.into_raw()).is_err() {
-                return false;
-            }
-            let kept = platform::rdmsr(addr) == Ok(probe.into_raw());
-            let _ = platform::wrmsr(msr, 0);
-            kept
-        }
+        platform::wrmsr(msr, val).map_err(|_| Refused)
     }
 }

@@ -2,6 +2,7 @@
 /* See kabi/kglue.h. */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
 #include <linux/device.h>
 #include <linux/io.h>
 #include <linux/kconfig.h>
@@ -73,6 +74,34 @@ int skl_glue_online_cpu_in_package(unsigned int pkg)
 			return cpu;
 	}
 	return -1;
+}
+
+/*
+ * Runs @fn(@info) on an online CPU of logical package @pkg (the calling CPU if it is one) with
+ * interrupts off, and waits for it. CPU hotplug is held off from the choice of the CPU to the
+ * end of the call: the CPU cannot go offline in between, so the call never fails with -ENXIO.
+ * Returns the CPU @fn ran on, or -ENODEV if no CPU of @pkg is online.
+ */
+int skl_glue_call_on_package(unsigned int pkg, void (*fn)(void *info), void *info)
+{
+	unsigned int cpu;
+	int ret = -ENODEV;
+
+	cpus_read_lock();
+	cpu = raw_smp_processor_id();
+	if (topology_logical_package_id(cpu) != pkg) {
+		for_each_online_cpu(cpu) {
+			if (topology_logical_package_id(cpu) == pkg)
+				break;
+		}
+	}
+	if (cpu < nr_cpu_ids) {
+		ret = smp_call_function_single(cpu, fn, info, 1);
+		if (!ret)
+			ret = cpu;
+	}
+	cpus_read_unlock();
+	return ret;
 }
 
 unsigned int skl_glue_current_cpu(void)
@@ -187,11 +216,6 @@ void skl_glue_syscore_unregister(void *handle)
 int skl_glue_wrmsr_on_cpu(unsigned int cpu, u32 msr, u64 val)
 {
 	return wrmsrq_safe_on_cpu(cpu, msr, val);
-}
-
-int skl_glue_rdmsr_on_cpu(unsigned int cpu, u32 msr, u64 *val)
-{
-	return rdmsrq_safe_on_cpu(cpu, msr, val);
 }
 
 int skl_glue_host_bridge_read(u16 *vendor, u16 *device, u16 offset, u32 *val)

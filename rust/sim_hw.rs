@@ -25,7 +25,10 @@ use kernel::{
     cpu::CpuId,
     debugfs::{Dir, File},
     prelude::*,
-    sync::Arc,
+    sync::{
+        atomic::{ordering, Atomic},
+        Arc,
+    },
     uaccess::UserSliceReader,
 };
 
@@ -38,16 +41,52 @@ use crate::uncore::{
     cbo_count::CboCount,
     cbo_counters::{CboCounters, ProbeMsr, Refused},
     imc,
+    probe::{probe_all, probe_package},
     regs::{CboConfig, MSR_UNC_CBO_CONFIG, PCI_MCHBAR_HI, PCI_MCHBAR_LO},
     sim::{
         count::Rates,
         drive::InjectError,
-        model::Fault,
+        model::{Fault, MissingAs},
         parse::{parse_counter_cmd, parse_fault, parse_inject, CounterCmd, FaultCmd},
         SimUncore,
     },
     units::{ARB, CBOX, CLOCK, IMC},
 };
+
+/// A step of the module's load, timed for `make bench`.
+#[derive(Clone, Copy)]
+pub(crate) enum LoadStep {
+    /// The model built, the CBo count and the IMC discovered.
+    Model,
+    /// Our PMU names claimed (`Names::claim`).
+    Names,
+    /// The write probe of every package.
+    Probe,
+    /// The debugfs files and the model's sleep hook.
+    Files,
+    /// The engine and its PMUs registered (`Driver::new`).
+    Register,
+}
+
+/// The last load's steps, in microseconds ([`LoadStep`] order), shown by `regs`.
+static LOAD_US: [Atomic<u64>; 5] = [const { Atomic::new(0) }; 5];
+
+/// Times the steps of a load.
+pub(crate) struct LoadSteps(u64);
+
+impl LoadSteps {
+    /// Starts the clock.
+    pub(crate) fn start() -> Self {
+        Self(now_ns())
+    }
+
+    /// Records the time since the last lap as `step`'s.
+    pub(crate) fn lap(&mut self, step: LoadStep) {
+        let now = now_ns();
+        LOAD_US[step as usize].store((now - self.0) / 1000, ordering::Relaxed);
+        self.0 = now;
+    }
+}
 
 /// The simulated registers, one register file per package as on real hardware, serialised by
 /// a raw spinlock each (accessed from PMU callbacks and hard-irq timers, inside a box's lock).
@@ -61,12 +100,12 @@ fn fault_to_err(_f: Fault) -> Error {
 }
 
 impl SimHw {
-    /// A simulated uncore in every package, with `nr_cbox` CBos of `cbo_counters` generic
-    /// counters each, an IMC if `imc`, and `rates`. `MSR_UNC_CBO_CONFIG` reads `cbo_config`,
-    /// or `nr_cbox + 1` if `None`.
+    /// A simulated uncore in every package, with `nr_cbox` CBos of `cbo_counters.0` generic
+    /// counters each (the others missing as `cbo_counters.1` says), an IMC if `imc`, and
+    /// `rates`. `MSR_UNC_CBO_CONFIG` reads `cbo_config`, or `nr_cbox + 1` if `None`.
     pub(crate) fn new(
         nr_cbox: u32,
-        cbo_counters: u32,
+        cbo_counters: (u32, MissingAs),
         imc: bool,
         rates: Rates,
         cbo_config: Option<u64>,
@@ -75,7 +114,8 @@ impl SimHw {
         let mut models = KVec::with_capacity(n, GFP_KERNEL)?;
         for _ in 0..n {
             let mut model = SimUncore::new(nr_cbox, imc, rates);
-            model.set_cbo_counters(cbo_counters);
+            model.set_cbo_counters(cbo_counters.0);
+            model.set_missing_as(cbo_counters.1);
             if let Some(raw) = cbo_config {
                 model.set_cbo_config(raw);
             }
@@ -111,17 +151,19 @@ impl SimHw {
         Ok((count, imc))
     }
 
-    /// Counters per CBo, probed as the production module probes the silicon: in every
-    /// package's register file, if there is a CBo PMU at all. Writes: only once our PMU names
-    /// are claimed.
+    /// Counters per CBo, probed as the production module probes the silicon: on a CPU of
+    /// every package, interrupts off and hotplug held off, in that package's register file
+    /// (held for the whole probe), if there is a CBo PMU at all. Writes: only once our PMU
+    /// names are claimed. The simulated uncore always answers.
     pub(crate) fn cbo_counters(&self, nr_cbox: u32) -> CboCounters {
-        let mut counters = CboCounters::new();
-        if nr_cbox > 0 {
-            for (pkg, m) in (0u32..).zip(self.models.iter()) {
-                m.with(|m| m.probing(|m| counters.probe(pkg, &mut ModelMsr(m))));
-            }
-        }
-        counters
+        let cbo = nr_cbox > 0;
+        let probe = |pkg| {
+            platform::on_package_cpu(pkg, || {
+                self.here(|m| m.probing(|m| probe_package(&mut ModelMsr(m), cbo)))
+            })
+            .map(|(_, p)| p)
+        };
+        probe_all(platform::max_packages(), probe).counters
     }
 
     /// Resets every package's MSRs to their power-on values ([`SimUncore::reset_msrs`]).
@@ -254,6 +296,12 @@ fn show_regs(hw: &Arc<SimHw>, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Re
         crate::kabi::poller::homings(),
         crate::kabi::poller::homings_in_flight(),
         crate::engine::polls()
+    )?;
+    let us = LOAD_US.each_ref().map(|a| a.load(ordering::Relaxed));
+    writeln!(
+        f,
+        "load_us model {} names {} probe {} files {} register {}",
+        us[0], us[1], us[2], us[3], us[4]
     )?;
     for (pkg, model) in hw.models.iter().enumerate() {
         if hw.models.len() > 1 {

@@ -47,6 +47,11 @@ impl kernel::Module for SklUncore {
         pr_info!("{name}: {}\n", engine::Why(probed.cbo));
         if nr_cbox > 0 {
             pr_info!("{}\n", engine::Why(counters));
+            if counters.differ() {
+                for line in counters.per_package() {
+                    pr_info!("{}\n", engine::Why(line));
+                }
+            }
         }
         if let Some(why) = &probed.no_imc {
             why.log();

@@ -16,8 +16,8 @@ mod uncore;
 
 use engine::{Driver, Names};
 use kabi::pm::Syscore;
-use sim_hw::{SimDebugfs, SimHw};
-use uncore::sim::count::Rates;
+use sim_hw::{LoadStep, LoadSteps, SimDebugfs, SimHw};
+use uncore::sim::{count::Rates, model::MissingAs};
 use uncore::units::{CBOX, MAX_CBOX};
 
 module! {
@@ -35,6 +35,12 @@ module! {
         cbo_counters: u32 {
             default: 2,
             description: "Generic counters per simulated CBo: 2 (Table 2-1) to 4 (i7-6700K)",
+        },
+        cbo_missing: u32 {
+            default: 0,
+            description: "How CBo counters past cbo_counters are missing: 0 absent (#GP on read \
+                          and write), 1 EN refused (#GP on a PERFEVTSEL write with EN set), 2 \
+                          only PERFEVTSEL absent, 3 only PERFCTR absent",
         },
         imc: u8 {
             default: 1,
@@ -113,6 +119,16 @@ impl kernel::Module for SklUncoreSim {
             );
             return Err(EINVAL);
         }
+        let missing_as = match param::<u32>(module_parameters::cbo_missing.value()) {
+            0 => MissingAs::Absent,
+            1 => MissingAs::EnRefused,
+            2 => MissingAs::SelAbsent,
+            3 => MissingAs::CtrAbsent,
+            v => {
+                pr_err!("cbo_missing={v}: must be 0..3\n");
+                return Err(EINVAL);
+            }
+        };
         if !(1..=5000).contains(&uclk_mhz) {
             pr_err!("uclk_mhz={uclk_mhz}: must be 1..5000\n");
             return Err(EINVAL);
@@ -150,22 +166,34 @@ impl kernel::Module for SklUncoreSim {
             imc: [20_000_000, 10_000_000, 1_000_000, 25_000_000, 4_000_000],
             ..Rates::default()
         };
+        // The time of each step, for `make bench` (`load_us` in the `regs` file).
+        let mut steps = LoadSteps::start();
         let hw = Arc::new(
-            SimHw::new(nr_cbox, cbo_counters, imc, rates, cbo_config)?,
+            SimHw::new(nr_cbox, (cbo_counters, missing_as), imc, rates, cbo_config)?,
             GFP_KERNEL,
         )?;
         let (count, found_imc) = hw.discover(cores)?;
+        steps.lap(LoadStep::Model);
         // Before anything of ours appears: another driver may hold the names.
         let names = Names::claim(count.n, found_imc)?;
+        steps.lap(LoadStep::Names);
         let counters = hw.cbo_counters(count.n);
+        steps.lap(LoadStep::Probe);
         let debugfs = SimDebugfs::new(&hw)?;
         // Before the driver's: on resume the model resets first, as the silicon does in S3.
         let pm = Syscore::register(hw.clone())?;
+        steps.lap(LoadStep::Files);
         let driver = Driver::new(names, hw, counters.n, module)?;
+        steps.lap(LoadStep::Register);
         // Said once loaded: a refusal is one line of its own.
         pr_info!("{}\n", engine::Why(count));
         if count.n > 0 {
             pr_info!("{}\n", engine::Why(counters));
+            if counters.differ() {
+                for line in counters.per_package() {
+                    pr_info!("{}\n", engine::Why(line));
+                }
+            }
         }
         pr_info!("simulated uncore: {nr_cbox} CBos, UCLK {uclk_mhz} MHz, IMC {imc}\n");
         Ok(Self {

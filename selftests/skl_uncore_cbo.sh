@@ -88,10 +88,11 @@ refuse "nr_cbox=0" 22 "skl_uncore_sim: nr_cbox=0: must be 1..8"
 refuse "cbo_counters=1" 22 "skl_uncore_sim: cbo_counters=1: must be 2..4"
 refuse "cbo_counters=5" 22 "skl_uncore_sim: cbo_counters=5: must be 2..4"
 
-# Counters per CBo: the module asks counters 2 and 3 of CBo 0 at load and says what it found
-# in one line; the simulator's cbo_counters makes the part have 2 (Table 2-1, the default), 3
-# or 4 (the i7-6700K). counters PARAMS LINE PROBE_FAULTS: exactly LINE (none if ""), the
-# probe's faults kept apart from the driver's, and PERFEVTSEL2/3 left as they were.
+# Counters per CBo: the module writes an event with EN to counters 2 and 3 of CBo 0 at load
+# and says what it found in one line; the simulator's cbo_counters makes the part have 2
+# (Table 2-1, the default), 3 or 4 (the i7-6700K), cbo_missing how the others are missing.
+# counters PARAMS LINE PROBE_FAULTS: exactly LINE (none if ""), the probe's faults kept apart
+# from the driver's, and PERFEVTSEL2/3 left as they were.
 counters() {
 	dmesg -c >/dev/null
 	insmod $KO nr_cbox=2 $1
@@ -104,11 +105,20 @@ counters() {
 	check_unload_line "nr_cbox=2 $1"
 }
 C="skl_uncore_sim: "
-counters "" "${C}2 counters per CBo: MSR_UNC_CBO_0_PERFCTR2 (0x708) faults when read" 1
-counters "cbo_counters=3" "${C}3 counters per CBo: MSR_UNC_CBO_0_PERFCTR3 (0x709) faults when read" 1
-counters "cbo_counters=4" "${C}4 counters per CBo: MSR_UNC_CBO_0_PERFEVTSEL2 and PERFEVTSEL3 keep a written value" 0
+# Register absent: PERFEVTSEL2 (and PERFCTR2) fault on any access.
+counters "" "${C}2 counters per CBo: MSR_UNC_CBO_0_PERFEVTSEL2 (0x702) faults when read" 1
+counters "cbo_counters=3" "${C}3 counters per CBo: MSR_UNC_CBO_0_PERFEVTSEL3 (0x703) faults when read" 1
+counters "cbo_counters=4" "${C}4 counters per CBo: MSR_UNC_CBO_0_PERFEVTSEL2 and PERFEVTSEL3 take an event with EN set" 0
+# Present, but a write with EN set faults (PCM issue 337's fault): told from an absent one.
+counters "cbo_missing=1" "${C}2 counters per CBo: MSR_UNC_CBO_0_PERFEVTSEL2 (0x702) faults when written with EN set" 1
+counters "cbo_counters=3 cbo_missing=1" "${C}3 counters per CBo: MSR_UNC_CBO_0_PERFEVTSEL3 (0x703) faults when written with EN set" 1
+# Only PERFEVTSEL3 absent (its PERFCTR3 reads).
+counters "cbo_counters=3 cbo_missing=2" "${C}3 counters per CBo: MSR_UNC_CBO_0_PERFEVTSEL3 (0x703) faults when read" 1
+# A counter whose read faults (its PERFEVTSEL is there).
+counters "cbo_missing=3" "${C}2 counters per CBo: MSR_UNC_CBO_0_PERFCTR2 (0x708) faults when read" 1
 # No CBo PMU: nothing to probe, nothing said.
 counters "cbo_counters=4 cbo_config=1" "" 0
+refuse "cbo_missing=4" 22 "skl_uncore_sim: cbo_missing=4: must be 0..3"
 
 # The `fault` file. fault LINE: the error of writing LINE to it ("" if accepted).
 fault() { (echo "$1" > $SIM/fault) 2>&1 | sed 's/.*: //'; }

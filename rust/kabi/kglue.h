@@ -28,6 +28,9 @@ unsigned int skl_glue_cores_per_package(void);
  * run on. */
 int skl_glue_online_cpu_in_package(unsigned int pkg);
 unsigned int skl_glue_current_cpu(void);
+/* Runs @fn(@info) on an online CPU of package @pkg with interrupts off, CPU hotplug held off
+ * from the choice of the CPU to the return; waits for it. The CPU, or -ENODEV. */
+int skl_glue_call_on_package(unsigned int pkg, void (*fn)(void *info), void *info);
 
 struct lock_class_key;
 struct raw_spinlock;
@@ -61,7 +64,6 @@ void skl_glue_syscore_unregister(void *handle);
 
 /* WRMSR on @cpu, from process context (may sleep). */
 int skl_glue_wrmsr_on_cpu(unsigned int cpu, u32 msr, u64 val);
-int skl_glue_rdmsr_on_cpu(unsigned int cpu, u32 msr, u64 *val);
 
 /* PCI 0:0.0's vendor and device IDs and the dword at @offset of its configuration space,
  * read without binding a driver to it. -ENODEV if there is no such device. */

@@ -3,6 +3,7 @@
 //! CPU identification, topology and MSR access, through the C glue (`rust/kglue.c`).
 
 use kernel::error::to_result;
+use kernel::ffi;
 use kernel::{
     cpu::CpuId,
     prelude::*,
@@ -57,16 +58,6 @@ pub(crate) fn wrmsr_on_cpu(cpu: CpuId, msr: UncoreMsr, val: u64) -> Result {
     // SAFETY: As for `wrmsr`; `cpu` is a possible CPU (`CpuId`), and the glue fails cleanly if
     // it is offline and waits for the remote write.
     to_result(unsafe { sys::skl_glue_wrmsr_on_cpu(cpu.as_u32(), msr.addr(), val) })
-}
-
-#[cfg(not(skl_sim))]
-/// Reads MSR `msr` on CPU `cpu` (process context: it may sleep); `EIO` if it faults.
-pub(crate) fn rdmsr_on_cpu(cpu: CpuId, msr: u32) -> Result<u64> {
-    let mut val = 0u64;
-    // SAFETY: The glue uses `rdmsrq_safe_on_cpu`, which catches the fault of a missing MSR,
-    // fails cleanly for an offline `cpu` and waits for the remote read before `val` goes.
-    to_result(unsafe { sys::skl_glue_rdmsr_on_cpu(cpu.as_u32(), msr, &mut val) })?;
-    Ok(val)
 }
 
 #[cfg(not(skl_sim))]
@@ -213,4 +204,46 @@ pub(crate) fn online_cpu_in_package(pkg: u32) -> Option<CpuId> {
     // fail cleanly (`wrmsr_on_cpu` checks).
     let cpu = unsafe { sys::skl_glue_online_cpu_in_package(pkg) };
     CpuId::from_i32(cpu)
+}
+
+/// Runs `f` on an online CPU of logical package `pkg` with interrupts off, and returns that
+/// CPU and what `f` returned; `None` if no CPU of the package is online. CPU hotplug is held
+/// off from the choice of the CPU to the end of the call, so the CPU cannot go offline in
+/// between: the call never fails half done. `f` runs in hard-irq context (an IPI, or locally
+/// with interrupts off): it must not sleep (`CONFIG_DEBUG_ATOMIC_SLEEP` reports it). Process
+/// context only (it sleeps on the hotplug lock).
+pub(crate) fn on_package_cpu<R: Send, F: FnOnce() -> R + Send>(
+    pkg: u32,
+    f: F,
+) -> Option<(CpuId, R)> {
+    /// The call's closure in, its result out.
+    struct Call<F, R> {
+        f: Option<F>,
+        r: Option<R>,
+    }
+
+    /// # Safety
+    ///
+    /// `info` points to a live `Call<F, R>` that nothing else accesses during the call.
+    unsafe extern "C" fn run<F: FnOnce() -> R, R>(info: *mut ffi::c_void) {
+        // SAFETY: The function's requirement, kept by `on_package_cpu`: `call` lives on its
+        // stack until the synchronous call returns, and it touches `call` only after that.
+        let call = unsafe { &mut *info.cast::<Call<F, R>>() };
+        if let Some(f) = call.f.take() {
+            call.r = Some(f());
+        }
+    }
+
+    let mut call = Call {
+        f: Some(f),
+        r: None,
+    };
+    // SAFETY: `run::<F, R>` matches `call`'s type. The glue waits for the call to finish
+    // (`smp_call_function_single(..., wait = 1)`) before it returns, so `call` outlives every
+    // access through the pointer, and this function does not touch `call` meanwhile. `F` and
+    // `R` are `Send`: the closure runs and its result is made on another CPU.
+    let ret =
+        unsafe { sys::skl_glue_call_on_package(pkg, Some(run::<F, R>), (&raw mut call).cast()) };
+    let cpu = CpuId::from_i32(ret)?;
+    call.r.map(|r| (cpu, r))
 }

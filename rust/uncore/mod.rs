@@ -26,6 +26,7 @@ pub(crate) mod named_events;
 pub(crate) mod pmubox;
 #[cfg(test)]
 mod pmubox_tests;
+pub(crate) mod probe;
 pub(crate) mod regs;
 pub(crate) mod sched;
 #[cfg(any(test, skl_sim))]

@@ -23,6 +23,21 @@ pub(crate) enum Fault {
     UnknownMmio(u32),
 }
 
+/// How a CBo's counters past [`SimUncore::set_cbo_counters`] are missing: the cases a part's
+/// fault can be, which the driver's probe tells apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MissingAs {
+    /// `PERFEVTSEL` and `PERFCTR` absent: reads and writes #GP.
+    Absent,
+    /// Both present, but a write of `PERFEVTSEL` with `EN` set #GPs (the write Intel PCM
+    /// issue 337 saw fault).
+    EnRefused,
+    /// Only the `PERFEVTSEL` is absent; the `PERFCTR` reads.
+    SelAbsent,
+    /// Only the `PERFCTR` is absent: a counter whose read faults.
+    CtrAbsent,
+}
+
 /// Access counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Stats {
@@ -73,6 +88,8 @@ pub(crate) struct SimUncore {
     pub(crate) last_fault: Option<Fault>,
     /// An MSR made absent ([`Self::set_absent`]), or 0.
     pub(super) absent: u32,
+    /// How the counters past `cbo_counters` are missing.
+    pub(super) missing_as: MissingAs,
 }
 
 /// Who writes an MSR: the driver under test, or another tool (not counted, not its fault).
@@ -118,6 +135,7 @@ impl SimUncore {
             stats: Stats::default(),
             last_fault: None,
             absent: 0,
+            missing_as: MissingAs::Absent,
         }
     }
 
@@ -143,18 +161,23 @@ impl SimUncore {
         self.cbo_counters = n.clamp(CBOX.nr_generic_listed, CBOX.nr_generic);
     }
 
+    /// Makes the counters past `cbo_counters` missing as `how`.
+    pub(crate) fn set_missing_as(&mut self, how: MissingAs) {
+        self.missing_as = how;
+    }
+
     /// The register at `msr` on this part: the map's, less the CBos and counters it does not
     /// have.
     fn decode(&self, msr: u32) -> Option<Loc> {
         if msr == self.absent {
             return None;
         }
+        let sel_there = matches!(self.missing_as, MissingAs::EnRefused | MissingAs::CtrAbsent);
+        let ctr_there = matches!(self.missing_as, MissingAs::EnRefused | MissingAs::SelAbsent);
         Some(match map::lookup(msr)? {
-            Reg::CboEvtSel(b, i) | Reg::CboCtr(b, i)
-                if b >= self.nr_cbox || i >= self.cbo_counters =>
-            {
-                return None
-            }
+            Reg::CboEvtSel(b, _) | Reg::CboCtr(b, _) if b >= self.nr_cbox => return None,
+            Reg::CboEvtSel(_, i) if i >= self.cbo_counters && !sel_there => return None,
+            Reg::CboCtr(_, i) if i >= self.cbo_counters && !ctr_there => return None,
             Reg::GlobalCtrl => Loc::GlobalCtrl,
             Reg::GlobalStatus => Loc::GlobalStatus,
             Reg::FixedCtrl => Loc::FixedCtrl,
@@ -289,6 +312,12 @@ impl SimUncore {
             Loc::CboConfig => return Err(refuse(self, Fault::ReadOnly(msr))),
             Loc::EvtSel(..) => PerfEvtSel::DEFINED,
             Loc::Ctr(..) => width_mask(PERFCTR_WIDTH),
+        };
+        let en = PerfEvtSel::EN.mask();
+        let defined = match reg {
+            // A counter the part lacks, whose control register takes everything but EN.
+            Loc::EvtSel(b, i) if b != ARB_BOX && i as u32 >= self.cbo_counters => defined & !en,
+            _ => defined,
         };
         if value & !defined != 0 {
             let bits = value & !defined;

@@ -108,6 +108,90 @@ fn cbo_counters_2_and_3_as_the_part_has_them() {
     assert_eq!(s.stats.faults, 5);
 }
 
+/// The driver's probe (one package) on every way the model makes counters missing: each is
+/// told apart, the probe's faults are its own, and every register is left as it was, an
+/// event another tool programmed in `PERFEVTSEL2` included.
+#[test]
+fn the_probe_on_every_missing_counter_profile() {
+    use super::model::MissingAs;
+    use crate::uncore::cbo_counters::{Missing, ProbeMsr, Refused};
+    use crate::uncore::probe::probe_package;
+
+    struct On<'a>(&'a mut SimUncore);
+    impl ProbeMsr for On<'_> {
+        fn rdmsr(&mut self, msr: u32) -> Result<u64, Refused> {
+            self.0.rdmsr(msr, 0).map_err(|_| Refused)
+        }
+        fn wrmsr(&mut self, msr: UncoreMsr, val: u64) -> Result<(), Refused> {
+            self.0.wrmsr(msr.addr(), val, 0).map_err(|_| Refused)
+        }
+    }
+    let cases = [
+        (2, MissingAs::Absent, 2, Some(Missing::ReadFaults(0x702)), 1),
+        (
+            2,
+            MissingAs::EnRefused,
+            2,
+            Some(Missing::EnRefused(0x702)),
+            1,
+        ),
+        (
+            3,
+            MissingAs::SelAbsent,
+            3,
+            Some(Missing::ReadFaults(0x703)),
+            1,
+        ),
+        (
+            2,
+            MissingAs::CtrAbsent,
+            2,
+            Some(Missing::ReadFaults(0x708)),
+            1,
+        ),
+        (4, MissingAs::Absent, 4, None, 0),
+    ];
+    for (n, how, want_n, want_missing, probe_faults) in cases {
+        let mut s = sim();
+        s.set_cbo_counters(n);
+        s.set_missing_as(how);
+        // Another tool's event, not enabled, on counter 2 where its register is there.
+        let theirs = s.foreign_wrmsr(0x702, 0x1134, 0).is_ok();
+        let before: Vec<_> = (0x700..0x70a).map(|a| s.rdmsr(a, 0)).collect();
+        let faults = s.stats.faults;
+        let p = s.probing(|s| probe_package(&mut On(s), true));
+        let found = p.counters.unwrap();
+        assert_eq!(
+            (found.n, found.missing),
+            (want_n, want_missing),
+            "{n} {how:?}"
+        );
+        assert_eq!(
+            (s.stats.faults, s.stats.probe_faults),
+            (faults, probe_faults),
+            "{n} {how:?}"
+        );
+        let after: Vec<_> = (0x700..0x70a).map(|a| s.rdmsr(a, 0)).collect();
+        assert_eq!(before, after, "{n} {how:?}");
+        assert_eq!(
+            theirs,
+            how != MissingAs::Absent && how != MissingAs::SelAbsent || n > 2
+        );
+    }
+    // EN refused: the register takes the same event without EN.
+    let mut s = sim();
+    s.set_missing_as(MissingAs::EnRefused);
+    assert_eq!(s.wrmsr(0x703, 0x8f34, 0), Ok(()));
+    assert_eq!(
+        s.wrmsr(0x703, 0x40_8f34, 0),
+        Err(Fault::ReservedBits {
+            msr: 0x703,
+            bits: 1 << 22
+        })
+    );
+    assert_eq!(s.rdmsr(0x703, 0), Ok(0x8f34));
+}
+
 #[test]
 fn faults_are_counted_and_change_nothing() {
     let mut s = sim();

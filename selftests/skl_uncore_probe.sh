@@ -1,0 +1,133 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The load-time write probe against CPU hotplug, on two packages of two CPUs (vm-run --cpus
+# 4,sockets=2,cores=2). Each package is probed in one call on one of its own CPUs with hotplug
+# held off: a CPU going offline around or during the probe is never taken for a missing
+# counter, and never leaves a probe value behind.
+#
+#   skl_uncore_probe.sh sim       skl_uncore_sim.ko (cbo_counters=4): each package's register
+#                                 file probed once, by a CPU of its own, also with CPU 2
+#                                 offline; a package without an online CPU is not probed;
+#                                 then loads under a hotplug loop
+#   skl_uncore_probe.sh silicon   skl_uncore.ko on the emulated i7-6700K (vm-run --silicon,
+#                                 quiet): loads under a hotplug loop, with another tool's
+#                                 values in counters 2 and 3 of both packages
+#   skl_uncore_probe.sh profile N LINE
+#                                 skl_uncore.ko on a fault profile of the silicon (vm-run
+#                                 --silicon --silicon-opt faults=..., quiet, any CPUs): the one
+#                                 line is "N counters per CBo: LINE", a group of N events on
+#                                 uncore_cbox_0 counts each its injection exactly, and a group
+#                                 of N + 1 is refused at open (never a fault at add)
+. /selftests/lib.sh
+
+SIM=/sys/kernel/debug/skl_uncore_sim
+ONLINE=/sys/devices/system/cpu/cpu%d/online
+LOADS=${LOADS:-10}
+ktap_header
+
+online() { printf "$ONLINE" "$1"; }
+# The distinct "N counters per CBo" lines of the last load.
+line() { dmesg | grep -o 'skl_uncore[_a-z]*: [0-9] counters per CBo.*' | sort -u; }
+
+# hotplug_loop: CPUs 2 and 3 (package 1) and CPU 1 (package 0) in turn offline and back,
+# until /tmp/stop exists; at most one of them offline at a time.
+hotplug_loop() {
+	rm -f /tmp/stop
+	(
+		while [ ! -e /tmp/stop ]; do
+			for c in 2 3 1; do
+				echo 0 > "$(online $c)" 2>/dev/null
+				echo 1 > "$(online $c)" 2>/dev/null
+			done
+		done
+	) &
+	loop=$!
+}
+stop_hotplug() {
+	touch /tmp/stop
+	wait $loop
+	for c in 1 2 3; do echo 1 > "$(online $c)" 2>/dev/null; done
+}
+
+if [ "$1" = profile ]; then
+	n=$2
+	PO=/selftests/perf_open
+	dmesg -c >/dev/null
+	insmod /lib/skl/skl_uncore.ko
+	check "insmod skl_uncore" "0" "$?"
+	check "the line: $n counters per CBo, and why" "skl_uncore: $n counters per CBo: $3" "$(line)"
+	# Events that never count each other's injections (parts.sh has the same four).
+	set -- "0x8134 0x34 0x81 11" "0x1634 0x34 0x16 22" "0x4122 0x22 0x41 33" "0x4822 0x22 0x48 44"
+	evs= cmd= want= i=0
+	for e in "$@"; do
+		[ $i -lt $n ] || break
+		set -- $e
+		evs="$evs uncore_cbox_0/$1" cmd="$cmd skl-inject cbox 0 $2 $3 $4;" want="$want $4"
+		i=$((i + 1))
+	done
+	check "a group of $n events counts each its injection, exactly" "$(echo $want)" \
+		"$(echo $($PO -g -r "$cmd" $evs 2>&1 | sed -n 's/^count \([0-9]*\) .*/\1/p'))"
+	check "a group of $((n + 1)) is refused at open: its last member EINVAL" "EINVAL" \
+		"$($PO -g $evs uncore_cbox_0/0x8f34 2>&1 | sed -n 's/^uncore_cbox_0\/0x8f34: errno [0-9]* //p')"
+	rmmod skl_uncore
+	check "rmmod skl_uncore" "0" "$?"
+	ktap_end
+fi
+
+if [ "$1" = sim ]; then
+	KO="/lib/skl/skl_uncore_sim.ko nr_cbox=2" MOD=skl_uncore_sim
+	# probe_faults: each package's faults the probe took, "P0 P1".
+	probe_faults() { echo $(sed -n 's/^probe_faults //p' $SIM/regs); }
+	# load PARAMS OFFLINE WANT: with CPUs OFFLINE offline, the probe's faults per package.
+	load() {
+		for c in $2; do echo 0 > "$(online $c)"; done
+		dmesg -c >/dev/null
+		insmod $KO $1
+		check "insmod $1, CPUs '$2' offline" "0" "$?"
+		check "$1, CPUs '$2' offline: the probe's faults, package 0 then 1" "$3" "$(probe_faults)"
+		check "$1, CPUs '$2' offline: one line, the part's count" "1" "$(line | grep -c ': 2 counters per CBo: ')"
+		rmmod skl_uncore_sim
+		for c in $2; do echo 1 > "$(online $c)"; done
+	}
+	# cbo_counters=2: PERFEVTSEL2 faults once in each package's register file.
+	load "" "" "1 1"
+	load "" "2" "1 1"
+	load "" "1 3" "1 1"
+	# No CPU of package 1 online: not probed (it holds the same part), not a missing counter.
+	load "" "2 3" "1 0"
+	load "cbo_missing=1" "2" "1 1"
+	KO="/lib/skl/skl_uncore_sim.ko nr_cbox=2 cbo_counters=4"
+	want="skl_uncore_sim: 4 counters per CBo: MSR_UNC_CBO_0_PERFEVTSEL2 and PERFEVTSEL3 take an event with EN set"
+else
+	KO=/lib/skl/skl_uncore.ko MOD=skl_uncore
+	want="skl_uncore: 4 counters per CBo: MSR_UNC_CBO_0_PERFEVTSEL2 and PERFEVTSEL3 take an event with EN set"
+	# Another tool's programming in counters 2 and 3 of both packages (not enabled), with
+	# counts: the probe puts every value back.
+	for cpu in 0 2; do
+		msr $cpu 0x702 0x1134; msr $cpu 0x708 0x123456
+		msr $cpu 0x703 0; msr $cpu 0x709 0xabcdef
+	done
+	regs() { for cpu in 0 2; do for a in 0x702 0x703 0x708 0x709 0x3b2; do msr $cpu $a; done; done; }
+	before=$(echo $(regs))
+fi
+
+# Loads and unloads under the hotplug loop: every load finds the part's 4 counters.
+hotplug_loop
+bad= n=0
+while [ $n -lt $LOADS ]; do
+	dmesg -c >/dev/null
+	if insmod $KO; then
+		[ "$(line)" = "$want" ] || bad="$bad [load $n: '$(line)']"
+		rmmod $MOD || bad="$bad [rmmod $n]"
+	else
+		bad="$bad [insmod $n failed]"
+	fi
+	n=$((n + 1))
+done
+stop_hotplug
+check "$LOADS loads under CPU hotplug: each found 4 counters" "" "$bad"
+# A value a probe left behind stays (the next probe puts back what it reads).
+[ "$1" = sim ] || check "and left counters 2 and 3 and the ARB's PERFEVTSEL0 of both packages as they were" \
+	"$before" "$(echo $(regs))"
+check "CPUs 1, 2, 3 back online" "1 1 1" "$(cat "$(online 1)") $(cat "$(online 2)") $(cat "$(online 3)")"
+ktap_end
