@@ -13,8 +13,9 @@ use super::units::{Unit, UnitKind, ARB, CBOX, CLOCK, IMC};
 
 #[macro_use]
 mod rig;
+mod readers;
 
-use rig::{generic, Rig};
+use rig::{generic, Reader, Rig};
 
 #[test]
 fn add_start_read_del_accesses_and_count() {
@@ -274,6 +275,12 @@ enum Op {
     Disable,
     Enable,
     Inject(usize, u64),
+    /// A reader on another CPU loads event `e`'s state ...
+    Begin(usize),
+    /// ... reader `k` (of those under way) reads the counter ...
+    Fetch(usize),
+    /// ... and commits what it read, or retries.
+    Commit(usize),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -286,6 +293,9 @@ fn op() -> impl Strategy<Value = Op> {
         Just(Op::Disable),
         Just(Op::Enable),
         (0..6usize, 1u64..1_000_000).prop_map(|(e, n)| Op::Inject(e, n)),
+        (0..6usize).prop_map(Op::Begin),
+        (0..4usize).prop_map(Op::Fetch),
+        (0..4usize).prop_map(Op::Commit),
     ]
 }
 
@@ -320,6 +330,9 @@ proptest! {
     /// counter saw while perf held the event reaches that event, once; none reaches it after
     /// its `del`: the rig asserts it), no constraint is violated, and the hardware matches the
     /// box after every step. CBos with Table 2-1's two counters and with the i7-6700K's four.
+    /// Lock-free readers on other CPUs run between any two steps of the box, each split into
+    /// its loads, its counter read and its commit: none moves a count between events, loses
+    /// one or counts one twice.
     #[test]
     fn random_schedules_count_exactly(
         unit in prop::sample::select(vec![&CBOX, &ARB, &CLOCK, &IMC]),
@@ -331,6 +344,7 @@ proptest! {
         let mut expect = [0u64; 6];
         let mut running = [false; 6];
         let mut disabled = 0;
+        let mut readers: Vec<Reader> = Vec::new();
         for op in ops {
             match op {
                 Op::Add(e, s) if !r.added[e] => {
@@ -353,6 +367,18 @@ proptest! {
                 }
                 Op::Read(e) if r.added[e] => r.read(e),
                 Op::Start(_) | Op::Stop(_) | Op::Read(_) => {}
+                Op::Begin(e) => readers.extend(r.reader(e)),
+                Op::Fetch(k) if k < readers.len() => {
+                    if !r.fetch(&mut readers[k]) {
+                        readers.swap_remove(k);
+                    }
+                }
+                Op::Commit(k) if k < readers.len() => {
+                    if r.commit(&mut readers[k]) {
+                        readers.swap_remove(k);
+                    }
+                }
+                Op::Fetch(_) | Op::Commit(_) => {}
                 Op::Disable => { r.b.disable(); disabled += 1; }
                 Op::Enable if disabled > 0 => { prop_assert_eq!(r.enable(), None); disabled -= 1; }
                 Op::Enable => {}
@@ -386,6 +412,9 @@ proptest! {
                     prop_assert_eq!(r.b.is_live(e), running[e], "event {} live", e);
                 }
             }
+        }
+        for rd in readers {
+            r.finish_read(rd);
         }
         while disabled > 0 { prop_assert_eq!(r.enable(), None); disabled -= 1; }
         for e in 0..6 {

@@ -7,7 +7,7 @@ use super::super::event::Target;
 use super::super::pmubox::{AddError, Fault, Note, PmuBox, Regs};
 use super::super::regs::{FixedCtrl, GlobalCtrl, PerfEvtSel, MSR_UNC_PERF_GLOBAL_CTRL};
 use super::super::sim::{count::Rates, model::Stats, SimUncore};
-use super::super::tally::Tallies;
+use super::super::tally::{Pending, Tallies};
 use super::super::units::{Unit, UnitKind};
 
 /// The package side of [`Regs`] over a simulated uncore, as the engine keeps it.
@@ -200,4 +200,53 @@ impl Rig {
             self.counts[ev] += d;
         }
     }
+
+    /// A lock-free read of `ev` on another CPU: its first step, the loads.
+    pub(super) fn reader(&self, ev: usize) -> Option<Reader> {
+        self.t.read_begin(ev).map(|p| Reader { ev, p, got: None })
+    }
+
+    /// A reader's counter read, between its clock reads: one access. `false` if it faulted
+    /// (the read is over).
+    pub(super) fn fetch(&mut self, rd: &mut Reader) -> bool {
+        let before = self.p.now_ns();
+        let Some(now) = rd.p.source().read(&mut self.p) else {
+            return false;
+        };
+        rd.got = Some((now, before, self.p.now_ns()));
+        true
+    }
+
+    /// A reader's commit (after its counter read): whether the read is over; if not, it
+    /// fetches again. What it folds goes to its event, held or not: perf's event outlives
+    /// its `del`.
+    pub(super) fn commit(&mut self, rd: &mut Reader) -> bool {
+        let Some((now, before, after)) = rd.got.take() else {
+            return !self.fetch(rd);
+        };
+        match self.t.read_end(rd.p, now, before, after) {
+            Ok(f) => {
+                self.counts[rd.ev] += f.delta;
+                true
+            }
+            Err(Some(q)) => {
+                rd.p = q;
+                false
+            }
+            Err(None) => true,
+        }
+    }
+
+    /// The rest of a read that `reader` began: counter reads and commits until it is over.
+    pub(super) fn finish_read(&mut self, mut rd: Reader) {
+        while self.fetch(&mut rd) && !self.commit(&mut rd) {}
+    }
+}
+
+/// A lock-free read under way on another CPU.
+pub(super) struct Reader {
+    pub(super) ev: usize,
+    p: Pending,
+    /// Its counter read and the clock around it, not committed yet.
+    got: Option<(u64, u64, u64)>,
 }
