@@ -115,17 +115,24 @@ pub(crate) struct Fold {
     pub(crate) delta: u64,
     /// The counter's raw value read.
     pub(crate) raw: u64,
-    /// The counter was reset or rewritten behind our back (its step was larger than its top
-    /// rate allows since the last fold, or it went backwards while `suspect`).
+    /// The counter was proven reset or rewritten behind our back (see [`judge`]).
     pub(crate) reset: bool,
 }
 
 /// How far a counter moved from `prev` to `now` in `elapsed_ns`, at most `max_rate` per second.
 ///
-/// An MSR counter that moved further than its top rate allows was reset or rewritten: it counts
-/// what it shows if that is plausible since a reset, else nothing. `suspect` (its control
-/// register was found changed) also takes a step backwards for a reset. IMC counters are
-/// read-only: every step is modular.
+/// Counting only moves a counter forward, modulo its width. Only these prove it was reset or
+/// rewritten, and then it counts what it shows if that is plausible since a reset, else
+/// nothing:
+/// - it went backwards: `now` is below `prev` and a wrap would have needed more counts than
+///   the unit can make in `elapsed_ns` (the time since `prev` was read, suspend included on
+///   the driver's clock);
+/// - `suspect`: its control register was found changed, and it went below `prev` or further
+///   than its top rate allows.
+///
+/// A step forward that is only faster than the clock allows is counted, in full: the clock may
+/// have missed time (CLOCK_MONOTONIC stops in suspend-to-idle while the uncore counts on), and
+/// a reset cannot move a counter forward. IMC counters are read-only: every step is modular.
 pub(crate) fn judge(
     src: Source,
     prev: u64,
@@ -135,27 +142,24 @@ pub(crate) fn judge(
     suspect: bool,
 ) -> Fold {
     let d = delta(prev, now, src.width());
+    let counted = Fold {
+        delta: d,
+        raw: now,
+        reset: false,
+    };
     if let Source::Imc(_) = src {
-        return Fold {
-            delta: d,
-            raw: now,
-            reset: false,
-        };
+        return counted;
     }
     let bound = max_step(max_rate, elapsed_ns);
-    if d > bound || (suspect && now < prev) {
-        let since_reset = if now <= bound { now } else { 0 };
+    let backwards = now < prev;
+    if (backwards && d > bound) || (suspect && (backwards || d > bound)) {
         Fold {
-            delta: since_reset,
+            delta: if now <= bound { now } else { 0 },
             raw: now,
             reset: true,
         }
     } else {
-        Fold {
-            delta: d,
-            raw: now,
-            reset: false,
-        }
+        counted
     }
 }
 
@@ -414,5 +418,35 @@ impl Pending {
     /// The counter the read reads.
     pub(crate) fn source(&self) -> Source {
         self.src
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_proven_reset_discards() {
+        let g = Source::Generic(0x706);
+        let s = 1_000_000_000; // 1 s at 5e9/s: a bound of 5.005e9.
+        let j = |prev, now, suspect| {
+            let f = judge(g, prev, now, s, 5_000_000_000, suspect);
+            (f.delta, f.reset)
+        };
+        // Forward, plausible or not: counted (the clock may have missed a suspend).
+        assert_eq!(j(100, 600, false), (500, false));
+        assert_eq!(j(100, 40_000_000_100, false), (40_000_000_000, false));
+        // A wrap the time allows is counting.
+        assert_eq!(j((1 << 44) - 100, 400, false), (500, false));
+        // Backwards, further than any wrap in the time: reset; what it shows since counts.
+        assert_eq!(j(40_000_000_000, 20, false), (20, true));
+        assert_eq!(j(40_000_000_000, 30_000_000_000, false), (0, true));
+        // Its control found changed: any step back, or too far forward, is a rewrite.
+        assert_eq!(j((1 << 44) - 100, 400, true), (400, true));
+        assert_eq!(j(100, 40_000_000_100, true), (0, true));
+        assert_eq!(j(100, 600, true), (500, false));
+        // IMC counters are read-only: modular.
+        let f = judge(Source::Imc(0x5050), 100, 50, s, 1, true);
+        assert_eq!((f.delta, f.reset), ((1 << 32) - 50, false));
     }
 }

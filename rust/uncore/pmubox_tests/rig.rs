@@ -21,6 +21,9 @@ pub(super) struct Pkg {
     pub(super) absent: Option<u32>,
     /// Writes tried on `absent`.
     pub(super) absent_tries: u32,
+    /// Time the driver's clock missed (ns): suspend-to-idle stops CLOCK_MONOTONIC while the
+    /// uncore counts on.
+    pub(super) clock_missed: u64,
 }
 
 impl Pkg {
@@ -32,6 +35,7 @@ impl Pkg {
             fixed_users: 0,
             absent: None,
             absent_tries: 0,
+            clock_missed: 0,
         }
     }
 
@@ -73,7 +77,7 @@ impl Regs for Pkg {
         self.sim.mmio_read32(offset, self.now).ok()
     }
     fn now_ns(&mut self) -> u64 {
-        self.now
+        self.now - self.clock_missed
     }
     fn global_enable(&mut self, check: bool) -> bool {
         let en = GlobalCtrl::DRIVER_VALUE.into_raw();
