@@ -10,7 +10,7 @@ use super::{
     Engine, Why,
 };
 use crate::kabi::{
-    perf::{Event, InitEvent, PmuOps, EF_START, EF_UPDATE, HES_STOPPED, HES_UPTODATE},
+    perf::{Event, InitEvent, PmuOps, ReadEvent, EF_START, EF_UPDATE, HES_STOPPED, HES_UPTODATE},
     platform,
     sysfs::{PmuAttrs, StrAttr},
 };
@@ -240,8 +240,9 @@ impl PmuOps for UncorePmu {
         ev.set_state(ev.state() | HES_STOPPED | uptodate);
     }
 
-    fn read(&self, ev: &Event) {
-        self.package_of(ev).read(self.slot, ev);
+    fn read(&self, ev: &ReadEvent) {
+        // Perf reads on a CPU of the event's package (this one's or, by IPI, the event's).
+        self.engine.package_here().read(self.slot, ev);
     }
 
     fn pmu_disable(&self) {

@@ -416,6 +416,7 @@ pub(crate) struct Pending {
 
 impl Pending {
     /// The counter the read reads.
+    #[cfg(test)]
     pub(crate) fn source(&self) -> Source {
         self.src
     }
