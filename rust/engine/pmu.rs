@@ -214,8 +214,15 @@ impl PmuOps for UncorePmu {
     }
 
     fn del(&self, ev: &Event, _flags: u32) {
+        // On a CPU going offline, perf is moving the event to another CPU of the package:
+        // its counter counts on for it until that `add`.
+        let moving = platform::this_cpu_leaving();
         self.package_of(ev).with_box(self.slot, |b, cx| {
-            b.del(cx, ev.handle());
+            if moving {
+                b.depart(cx, ev.handle());
+            } else {
+                b.del(cx, ev.handle());
+            }
             ((), None)
         });
         ev.set_state(HES_STOPPED | HES_UPTODATE);

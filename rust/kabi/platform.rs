@@ -199,6 +199,13 @@ pub(crate) fn current_package() -> u32 {
     cpu_package(CpuId::current())
 }
 
+/// Whether the CPU we run on is going offline (no longer active): perf's callbacks there are
+/// moving the package's events to another CPU. Call with preemption off (PMU callbacks).
+pub(crate) fn this_cpu_leaving() -> bool {
+    // SAFETY: Reads the active mask for the CPU we run on; no other effect.
+    !unsafe { sys::skl_glue_this_cpu_active() }
+}
+
 /// Number of packages the system can have.
 pub(crate) fn max_packages() -> u32 {
     // SAFETY: A read of a topology variable set at boot.

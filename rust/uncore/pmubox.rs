@@ -34,6 +34,7 @@ use super::units::Unit;
 
 mod api;
 mod changed;
+pub(crate) mod depart;
 mod park;
 mod recover;
 
@@ -66,6 +67,19 @@ struct Parked {
     raw: u64,
 }
 
+/// An event perf took off a CPU going offline, to add it on another CPU of the package: its
+/// counter counts on for it until then.
+#[derive(Clone, Copy, Debug)]
+struct Departed<H> {
+    ev: H,
+    target: Target,
+    /// Generic counter it left counting, if any.
+    ctr: Option<u8>,
+    /// Where its count stopped, and when (ns).
+    raw: u64,
+    at: u64,
+}
+
 /// Live events by kind of counter: the MSR ones need the package watchdog, the IMC ones only
 /// the wrap poll.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -87,6 +101,8 @@ pub(crate) struct PmuBox<H: Handle> {
     /// Generic counters a `del` inside a disabled section stopped, with what they were
     /// programmed for and where they stopped.
     parked: [Option<Parked>; sched::MAX_COUNTERS],
+    /// Events on their way to another CPU, with where their counts stopped.
+    departed: [Option<Departed<H>>; MAX_BOX_EVENTS],
     /// Generic counters whose `PERFEVTSEL` faulted when written.
     faulted: u32,
     /// Generic counters whose `PERFEVTSEL` took a write.
@@ -110,6 +126,7 @@ impl<H: Handle> PmuBox<H> {
             nr_generic,
             slots: [None; MAX_BOX_EVENTS],
             parked: [None; sched::MAX_COUNTERS],
+            departed: [None; MAX_BOX_EVENTS],
             faulted: 0,
             proven: 0,
             disabled: 0,
@@ -226,6 +243,8 @@ impl<H: Handle> PmuBox<H> {
         match (s.target, ctl) {
             (Target::Generic(_), Some(ctl)) => {
                 let c = s.ctr.unwrap_or(0);
+                // Another event's now: what it counts is not a departed one's.
+                self.forget_departed_on(c);
                 cx.regs.global_enable(false);
                 // Baseline first: a generic counter does not move until enabled.
                 let at = cx.regs.now_ns();
@@ -271,6 +290,16 @@ impl<H: Handle> PmuBox<H> {
 
     /// Stops slot `i`'s counter and folds its last counts.
     fn hw_stop<R: Regs, O: FnMut(H, u64)>(&mut self, cx: &mut Cx<'_, R, O>, i: usize) {
+        self.hw_off(cx, i);
+        // Disabled first: nothing counts between this read and the counter's next user.
+        if let Some(src) = cx.tallies.stop(i) {
+            self.fold(cx, i, src, false);
+        }
+        self.edit(i, |s| s.live = false);
+    }
+
+    /// Stops live slot `i`'s counter (the fixed one: its use), and counts it out of `live`.
+    fn hw_off<R: Regs, O>(&mut self, cx: &mut Cx<'_, R, O>, i: usize) {
         let Some(s) = self.get(i) else {
             return;
         };
@@ -286,11 +315,6 @@ impl<H: Handle> PmuBox<H> {
             }
             _ => self.live.imc -= 1,
         }
-        // Disabled first: nothing counts between this read and the counter's next user.
-        if let Some(src) = cx.tallies.stop(i) {
-            self.fold(cx, i, src, false);
-        }
-        self.edit(i, |s| s.live = false);
     }
 
     /// The generic counters event select `event` may use here: not a faulted one.
@@ -414,7 +438,8 @@ impl<H: Handle> PmuBox<H> {
         });
         cx.tallies.claim(free, ev);
         self.dirty = true;
-        let res = if start && self.adopt(cx, free) {
+        self.expire_departed(cx);
+        let res = if start && (self.arrive(cx, free) || self.adopt(cx, free)) {
             Ok(())
         } else if self.disabled == 0 {
             match self.reconcile(cx) {
@@ -488,6 +513,7 @@ impl<H: Handle> PmuBox<H> {
         cx: &mut Cx<'_, R, O>,
     ) -> Option<Note> {
         self.disabled = self.disabled.saturating_sub(1);
+        self.expire_departed(cx);
         if self.disabled == 0 && (self.dirty || self.any_parked()) {
             self.reconcile(cx)
         } else {

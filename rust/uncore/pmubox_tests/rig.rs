@@ -177,6 +177,15 @@ impl Rig {
         self.added[ev] = false;
     }
 
+    /// Perf takes `ev` off the CPU going offline, to add it on another (in a disabled
+    /// section, as perf's `event_sched_out` brackets it).
+    pub(super) fn depart(&mut self, ev: usize) {
+        self.b.disable();
+        op!(self, |b, cx| b.depart(cx, ev));
+        self.added[ev] = false;
+        assert_eq!(self.enable(), None);
+    }
+
     pub(super) fn start(&mut self, ev: usize) -> Option<Note> {
         op!(self, |b, cx| b.start(cx, ev))
     }
