@@ -130,7 +130,10 @@ impl<H: Handle> PmuBox<H> {
             self.departed[k] = None;
             match (d.target, d.ctr) {
                 (Target::Generic(_), Some(c)) => {
-                    let _ = cx.regs.wrmsr(self.evtsel(c), 0);
+                    // Never another event's: whoever took the counter dropped the record.
+                    if !self.slots.iter().flatten().any(|o| o.live && o.ctr == Some(c)) {
+                        let _ = cx.regs.wrmsr(self.evtsel(c), 0);
+                    }
                 }
                 (Target::Fixed, _) => cx.regs.fixed_put(),
                 _ => {}
