@@ -24,6 +24,7 @@ pub(crate) fn now_ns() -> u64 {
 /// in suspend-to-idle, where the uncore may count on. The boot clock includes the sleep from
 /// the resume on (from the TSC, which runs through s2idle, or the RTC); inside the sleep, and
 /// for a moment of the resume, it may lag: the judge never takes a step forward for a reset.
+/// (`kernel::time::BootTime` reads `ktime_get_boottime`, a seqcount reader: not for NMI.)
 pub(crate) fn now_fast_ns() -> u64 {
     // SAFETY: `ktime_get_boot_fast_ns` is NMI-safe and may be called from any context (its
     // boot offset is read racily, which on 64-bit only makes it late by a resume's sleep).
