@@ -179,6 +179,14 @@ impl<H: Handle> PmuBox<H> {
         }
     }
 
+    /// Whether a live event holds generic counter `c`.
+    fn counter_held(&self, c: u8) -> bool {
+        self.slots
+            .iter()
+            .flatten()
+            .any(|o| o.live && o.ctr == Some(c))
+    }
+
     /// The `PERFEVTSEL` of generic counter `c`.
     fn evtsel(&self, c: u8) -> u32 {
         PerfEvtSel::addr(self.unit, self.box_idx, u32::from(c))

@@ -131,7 +131,7 @@ impl<H: Handle> PmuBox<H> {
             match (d.target, d.ctr) {
                 (Target::Generic(_), Some(c)) => {
                     // Never another event's: whoever took the counter dropped the record.
-                    if !self.slots.iter().flatten().any(|o| o.live && o.ctr == Some(c)) {
+                    if !self.counter_held(c) {
                         let _ = cx.regs.wrmsr(self.evtsel(c), 0);
                     }
                 }

@@ -112,12 +112,7 @@ impl<H: Handle> PmuBox<H> {
         let Some(c) = (0..n).find(|&k| who[k] == i).map(|k| ctrs[k]) else {
             return Ok(());
         };
-        let held = self
-            .slots
-            .iter()
-            .flatten()
-            .any(|o| o.live && o.ctr == Some(c));
-        if held {
+        if self.counter_held(c) {
             return Ok(());
         }
         // A counter a `del` stopped is free: the event it was stopped for did not come back.
