@@ -28,11 +28,13 @@ use super::event::Target;
 use super::regs::{
     FixedCtrl, PerfCtr, PerfEvtSel, IMC_COUNTERS, MSR_UNC_PERF_FIXED_CTR, MSR_UNC_PERF_FIXED_CTRL,
 };
-use super::sched::{self, Request};
+use super::sched;
 use super::tally::{Fold, Handle, Source};
 use super::units::Unit;
+use depart::Departed;
 
 mod api;
+mod assign;
 mod changed;
 pub(crate) mod depart;
 mod park;
@@ -65,19 +67,6 @@ struct Parked {
     ctl: u64,
     /// The counter's value when it stopped (it has not moved since).
     raw: u64,
-}
-
-/// An event perf took off a CPU going offline, to add it on another CPU of the package: its
-/// counter counts on for it until then.
-#[derive(Clone, Copy, Debug)]
-struct Departed<H> {
-    ev: H,
-    target: Target,
-    /// Generic counter it left counting, if any.
-    ctr: Option<u8>,
-    /// Where its count stopped, and when (ns).
-    raw: u64,
-    at: u64,
 }
 
 /// Live events by kind of counter: the MSR ones need the package watchdog, the IMC ones only
@@ -177,14 +166,6 @@ impl<H: Handle> PmuBox<H> {
         if let Some(s) = self.slots[i].as_mut() {
             f(s);
         }
-    }
-
-    /// Whether a live event holds generic counter `c`.
-    fn counter_held(&self, c: u8) -> bool {
-        self.slots
-            .iter()
-            .flatten()
-            .any(|o| o.live && o.ctr == Some(c))
     }
 
     /// The `PERFEVTSEL` of generic counter `c`.
@@ -323,61 +304,6 @@ impl<H: Handle> PmuBox<H> {
             }
             _ => self.live.imc -= 1,
         }
-    }
-
-    /// The generic counters event select `event` may use here: not a faulted one.
-    fn allowed(&self, event: u8) -> u32 {
-        self.unit.allowed_counters(event, self.nr_generic) & !self.faulted
-    }
-
-    /// The scheduler's request for an event on `target`, never on a faulted counter.
-    fn request(&self, target: Target, current: Option<u8>) -> Option<Request> {
-        match target {
-            Target::Generic(sel) => Some(Request {
-                allowed: self.allowed(sel.evt_sel()),
-                current,
-            }),
-            _ => None,
-        }
-    }
-
-    /// Assigns counters to the held generic slots, plus one more event on `extra` if given;
-    /// `None` if they do not fit. Returns the slot indices (`usize::MAX` for `extra`), their
-    /// counters and how many there are. Live slots keep their counter where the constraints
-    /// allow.
-    #[allow(clippy::type_complexity)]
-    fn assignment(
-        &self,
-        extra: Option<Target>,
-    ) -> Option<(
-        [usize; sched::MAX_COUNTERS],
-        [u8; sched::MAX_COUNTERS],
-        usize,
-    )> {
-        let mut reqs = [Request {
-            allowed: 0,
-            current: None,
-        }; sched::MAX_COUNTERS];
-        let mut who = [usize::MAX; sched::MAX_COUNTERS];
-        let mut n = 0;
-        let held = self.slots.iter().enumerate().filter_map(|(i, s)| {
-            let s = (*s)?;
-            let req = self.request(s.target, if s.live { s.ctr } else { None })?;
-            Some((i, req))
-        });
-        let extra = extra
-            .and_then(|t| self.request(t, None))
-            .map(|r| (usize::MAX, r));
-        for (i, req) in held.chain(extra) {
-            if n == reqs.len() {
-                return None;
-            }
-            reqs[n] = req;
-            who[n] = i;
-            n += 1;
-        }
-        let mut out = [0u8; sched::MAX_COUNTERS];
-        sched::assign(&reqs[..n], self.nr_generic as usize, &mut out[..n]).then_some((who, out, n))
     }
 
     /// Brings the hardware in line with the box: stops the counters `del`s parked, gives every

@@ -10,9 +10,22 @@
 //! event that does not come back within [`MOVE_NS`] (the package went offline, or the event
 //! was closed) has its counter stopped; so has one whose counter another event takes first.
 
-use super::{Cx, Departed, PmuBox, Regs, MAX_BOX_EVENTS};
+use super::{Cx, PmuBox, Regs, MAX_BOX_EVENTS};
 use crate::uncore::event::Target;
 use crate::uncore::tally::Handle;
+
+/// An event perf took off a CPU going offline, to add it on another CPU of the package: its
+/// counter counts on for it until then.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Departed<H> {
+    ev: H,
+    target: Target,
+    /// Generic counter it left counting, if any.
+    ctr: Option<u8>,
+    /// Where its count stopped, and when (ns).
+    raw: u64,
+    at: u64,
+}
 
 /// The longest move whose gap is counted, ns: perf's takes an RCU grace period. Within it
 /// even an IMC counter at the top DRAM rate does not wrap (2^32 lines take 2.68 s).
