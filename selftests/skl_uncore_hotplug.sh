@@ -65,7 +65,7 @@ check "a hotplug storm of the collector: injections counted exactly (imc, cbox, 
 	"$((n * 1000)) $((n * 100)) $((n * 10))" "$(echo $(echo "$out" | sed -n 's/^count \([0-9]*\) .*/\1/p'))"
 check "some injections ran (the storm was not empty)" "yes" "$([ "$n" -gt 20 ] && echo yes)"
 check "running time is sane: 0 < running <= enabled, for each event" "3" \
-	"$(echo "$out" | awk '$1 == "count" && $5 > 0 && $5 <= $3 { k++ } END { print k + 0 }')"
+	"$(echo "$out" | awk '$1 == "count" && $6 > 0 && $6 <= $4 { k++ } END { print k + 0 }')"
 
 rmmod skl_uncore_sim
 check_unloads_clean 1
