@@ -372,7 +372,7 @@ impl<H: Handle> PmuBox<H> {
         });
         cx.tallies.claim(free, ev);
         self.dirty = true;
-        self.expire_departed(cx);
+        self.expire_departed(cx, false);
         let res = if start && (self.arrive(cx, free) || self.adopt(cx, free)) {
             Ok(())
         } else if self.disabled == 0 {
@@ -447,7 +447,7 @@ impl<H: Handle> PmuBox<H> {
         cx: &mut Cx<'_, R, O>,
     ) -> Option<Note> {
         self.disabled = self.disabled.saturating_sub(1);
-        self.expire_departed(cx);
+        self.expire_departed(cx, self.disabled == 0);
         if self.disabled == 0 && (self.dirty || self.any_parked()) {
             self.reconcile(cx)
         } else {

@@ -25,6 +25,8 @@ pub(super) struct Departed<H> {
     /// Where its count stopped, and when (ns).
     raw: u64,
     at: u64,
+    /// To another CPU (else back within this disabled section).
+    moving: bool,
 }
 
 /// The longest move whose gap is counted, ns: perf's takes an RCU grace period. Within it
@@ -38,37 +40,53 @@ impl<H: Handle> PmuBox<H> {
         let Some(i) = self.find(ev) else {
             return;
         };
-        let Some(s) = self.get(i).filter(|s| s.live) else {
+        if !self.get(i).is_some_and(|s| s.live) {
             return self.del(cx, ev);
+        }
+        self.leave(cx, i, true);
+        cx.tallies.release(i);
+        self.slots[i] = None;
+    }
+
+    /// Live slot `i` leaves its counter counting for its event, to be taken up by the event's
+    /// next `add`: folds its count and keeps where it stopped. For a move (`moving`), or, for
+    /// a shared counter (fixed, IMC), a `del` inside a disabled section: perf puts the event
+    /// back before the section ends, and the counter counted for it meanwhile. If it cannot
+    /// (no room, the counter unreadable) it stops the counter as `del` does.
+    pub(super) fn leave<R: Regs, O: FnMut(H, u64)>(
+        &mut self,
+        cx: &mut Cx<'_, R, O>,
+        i: usize,
+        moving: bool,
+    ) {
+        let Some(s) = self.get(i) else {
+            return;
         };
-        let Some(k) = self.departed.iter().position(Option::is_none) else {
-            return self.del(cx, ev);
-        };
+        let k = self.departed.iter().position(Option::is_none);
         let at = cx.regs.now_ns();
         let fold = cx
             .tallies
             .stop(i)
             .and_then(|src| self.fold(cx, i, src, false));
-        match fold.filter(|f| !f.reset) {
-            Some(f) => {
+        match (k, fold.filter(|f| !f.reset)) {
+            (Some(k), Some(f)) => {
                 self.departed[k] = Some(Departed {
-                    ev,
+                    ev: s.ev,
                     target: s.target,
                     ctr: s.ctr.filter(|_| matches!(s.target, Target::Generic(_))),
                     raw: f.raw,
                     at,
+                    moving,
                 });
                 match s.target {
                     Target::FreeRunning(_) => self.live.imc -= 1,
                     _ => self.live.msr -= 1,
                 }
             }
-            // Its counter cannot be trusted to carry the count: stopped, as by `del`.
-            None => self.hw_off(cx, i),
+            // Its counter cannot carry the count: stopped, as by `del`.
+            _ => self.hw_off(cx, i),
         }
         self.edit(i, |s| s.live = false);
-        cx.tallies.release(i);
-        self.slots[i] = None;
     }
 
     /// `add` of slot `i` to run: takes up where its event's count stopped when it departed
@@ -127,8 +145,13 @@ impl<H: Handle> PmuBox<H> {
         }
     }
 
-    /// Stops the counters of departed events that did not come back within [`MOVE_NS`].
-    pub(super) fn expire_departed<R: Regs, O>(&mut self, cx: &mut Cx<'_, R, O>) {
+    /// Stops the counters of departed events that did not come back within [`MOVE_NS`], and,
+    /// at the end of a disabled section (`section_over`), of those that left for it only.
+    pub(super) fn expire_departed<R: Regs, O>(
+        &mut self,
+        cx: &mut Cx<'_, R, O>,
+        section_over: bool,
+    ) {
         if self.departed.iter().all(Option::is_none) {
             return;
         }
@@ -137,7 +160,12 @@ impl<H: Handle> PmuBox<H> {
             let Some(d) = self.departed[k] else {
                 continue;
             };
-            if now.saturating_sub(d.at) < MOVE_NS {
+            let over = if d.moving {
+                now.saturating_sub(d.at) >= MOVE_NS
+            } else {
+                section_over
+            };
+            if !over {
                 continue;
             }
             self.departed[k] = None;

@@ -80,3 +80,30 @@ fn a_counter_taken_meanwhile_carries_nothing() {
     r.read(2);
     assert_eq!((r.counts[1], r.counts[2]), (750, 1000));
 }
+
+/// Perf reschedules a context (another event opens or closes): every event is taken off and
+/// put back inside one disabled section. A free-running IMC counter counts on meanwhile, for
+/// the event: the gap is counted. Put back only after the section (a disable, a rotation), it
+/// is not.
+#[test]
+fn a_reschedule_keeps_a_free_running_count() {
+    let mut r = Rig::new(&IMC, 0);
+    r.add(1, Target::FreeRunning(0), true).unwrap();
+    r.p.inject(UnitKind::Imc, 0, 1, 0, 500);
+    r.b.disable();
+    r.del(1);
+    r.p.inject(UnitKind::Imc, 0, 1, 0, 1000);
+    r.add(1, Target::FreeRunning(0), true).unwrap();
+    assert_eq!(r.enable(), None);
+    r.p.inject(UnitKind::Imc, 0, 1, 0, 250);
+    r.read(1);
+    assert_eq!(r.counts[1], 1750);
+    r.b.disable();
+    r.del(1);
+    assert_eq!(r.enable(), None);
+    r.p.inject(UnitKind::Imc, 0, 1, 0, 1000);
+    r.add(1, Target::FreeRunning(0), true).unwrap();
+    r.p.inject(UnitKind::Imc, 0, 1, 0, 7);
+    r.read(1);
+    assert_eq!(r.counts[1], 1757);
+}
