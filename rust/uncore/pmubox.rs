@@ -373,7 +373,7 @@ impl<H: Handle> PmuBox<H> {
         cx.tallies.claim(free, ev);
         self.dirty = true;
         self.expire_departed(cx, false);
-        let res = if start && (self.arrive(cx, free) || self.adopt(cx, free)) {
+        let res = if self.arrive(cx, free) || (start && self.adopt(cx, free)) {
             Ok(())
         } else if self.disabled == 0 {
             match self.reconcile(cx) {

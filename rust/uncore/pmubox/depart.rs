@@ -89,8 +89,9 @@ impl<H: Handle> PmuBox<H> {
         self.edit(i, |s| s.live = false);
     }
 
-    /// `add` of slot `i` to run: takes up where its event's count stopped when it departed
-    /// another CPU, on the same counter, if it is still counting for it. Whether it did.
+    /// `add` of slot `i`: if it is to run, takes up where its event's count stopped when it
+    /// left its counter counting (a move, a reschedule), on the same counter, if that still
+    /// counts for it. Whether it did.
     pub(super) fn arrive<R: Regs, O>(&mut self, cx: &mut Cx<'_, R, O>, i: usize) -> bool {
         let Some(s) = self.get(i) else {
             return false;
@@ -102,6 +103,11 @@ impl<H: Handle> PmuBox<H> {
         else {
             return false;
         };
+        if !s.run {
+            // Added stopped: the move is over, and a later start counts from then.
+            self.drop_departed(cx, k);
+            return false;
+        }
         let Some(d) = self.departed[k].take() else {
             return false;
         };
@@ -165,20 +171,26 @@ impl<H: Handle> PmuBox<H> {
             } else {
                 section_over
             };
-            if !over {
-                continue;
+            if over {
+                self.drop_departed(cx, k);
             }
-            self.departed[k] = None;
-            match (d.target, d.ctr) {
-                (Target::Generic(_), Some(c)) => {
-                    // Never another event's: whoever took the counter dropped the record.
-                    if !self.counter_held(c) {
-                        let _ = cx.regs.wrmsr(self.evtsel(c), 0);
-                    }
+        }
+    }
+
+    /// Forgets departed record `k`, stopping the counter it kept counting.
+    fn drop_departed<R: Regs, O>(&mut self, cx: &mut Cx<'_, R, O>, k: usize) {
+        let Some(d) = self.departed[k].take() else {
+            return;
+        };
+        match (d.target, d.ctr) {
+            (Target::Generic(_), Some(c)) => {
+                // Never another event's: whoever took the counter dropped the record.
+                if !self.counter_held(c) {
+                    let _ = cx.regs.wrmsr(self.evtsel(c), 0);
                 }
-                (Target::Fixed, _) => cx.regs.fixed_put(),
-                _ => {}
             }
+            (Target::Fixed, _) => cx.regs.fixed_put(),
+            _ => {}
         }
     }
 }
