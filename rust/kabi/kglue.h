@@ -32,6 +32,9 @@ unsigned int skl_glue_current_cpu(void);
  * from the choice of the CPU to the return; waits for it. The CPU, or -ENODEV. */
 int skl_glue_call_on_package(unsigned int pkg, void (*fn)(void *info), void *info);
 
+/* Whether the CPU we run on is active (false while it goes offline: perf moves its events). */
+bool skl_glue_this_cpu_active(void);
+
 struct lock_class_key;
 struct raw_spinlock;
 
