@@ -111,7 +111,28 @@ pub(crate) trait PackageWork: Send + Sync + 'static {
     /// An online CPU of the package, if any.
     fn home_cpu(&self) -> Option<CpuId>;
     /// One run on a CPU of the package (hard irq): when to run again, or `None` to stop.
-    fn run(&self) -> Option<Delta>;
+    fn run(&self) -> Option<Next>;
+}
+
+/// When a poller runs again: not before `after` from now, and at the latest `slack` later.
+/// Within the slack it runs in the interrupt of any other timer of its CPU, so a poll that may
+/// be late costs no wakeup of its own when the CPU wakes anyway.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Next {
+    /// Earliest run, from now.
+    pub(crate) after: Delta,
+    /// How much later it may run.
+    pub(crate) slack: Delta,
+}
+
+impl Next {
+    /// Exactly `after` from now.
+    pub(crate) const fn at(after: Delta) -> Self {
+        Self {
+            after,
+            slack: Delta::ZERO,
+        }
+    }
 }
 
 /// What `track`, `rehome` and `stop` agree on, under `Poller::arm`.
@@ -316,15 +337,35 @@ impl<T: PackageWork> HrTimerCallback for Poller<T> {
                 this.homing.store(0, ordering::Release);
             }
             // No CPU of the package to go to right now (or one is on its way): try again.
-            ctx.forward_now(SOON);
+            this.set_next(&mut ctx, Next::at(SOON));
             return HrTimerRestart::Restart;
         }
         match this.work.run() {
             Some(next) => {
-                ctx.forward_now(next);
+                this.set_next(&mut ctx, next);
                 HrTimerRestart::Restart
             }
             None => HrTimerRestart::NoRestart,
+        }
+    }
+}
+
+impl<T: PackageWork> Poller<T> {
+    /// From the callback, which then restarts the timer: its next expiry is `next` from now.
+    /// Not `hrtimer_forward`: a run inside its slack comes before the expiry, which forward
+    /// would leave in place.
+    fn set_next(&self, _ctx: &mut HrTimerCallbackContext<'_, Self>, next: Next) {
+        // SAFETY: `self` is valid, so is its timer.
+        let timer = unsafe { <Self as HasHrTimer<Self>>::c_timer_ptr(self) }.cast_mut();
+        // SAFETY: `_ctx` proves this runs in the timer's callback: the timer is dequeued and
+        // its expiry is the callback's to set before it returns `Restart`, as
+        // `hrtimer_forward` and `hrtimer_set_expires_range_ns` do. Nothing else writes it
+        // meanwhile: `track` starts the timer only when not armed, `rehome` only after a
+        // callback that did not restart it.
+        unsafe {
+            let soft = bindings::ktime_get().saturating_add(next.after.as_nanos());
+            (*timer)._softexpires = soft;
+            (*timer).node.expires = soft.saturating_add(next.slack.as_nanos());
         }
     }
 }

@@ -43,6 +43,14 @@ pub(crate) use api::{AddError, Cx, Fault, Note, Regs};
 /// free-running counters take any number up to this). More are multiplexed by perf.
 pub(crate) const MAX_BOX_EVENTS: usize = 16;
 
+/// [`PmuBox::broken`] and [`PmuBox::unwatched`]: the fixed counter.
+const FIXED_BIT: u32 = 1 << 16;
+
+/// [`PmuBox::broken`]: free-running IMC counter `i`.
+const fn imc_bit(i: u8) -> u32 {
+    1 << (17 + (i as u32 & 7))
+}
+
 /// One event in the box.
 #[derive(Clone, Copy, Debug)]
 struct Slot<H> {
@@ -87,8 +95,14 @@ pub(crate) struct PmuBox<H: Handle> {
     /// Generic counters a `del` inside a disabled section stopped, with what they were
     /// programmed for and where they stopped.
     parked: [Option<Parked>; sched::MAX_COUNTERS],
-    /// Generic counters whose `PERFEVTSEL` faulted when written.
+    /// Generic counters whose `PERFEVTSEL` faulted when written, or whose `PERFCTR` faulted
+    /// when read: never given to an event again.
     faulted: u32,
+    /// Shared counters that faulted ([`FIXED_BIT`], [`imc_bit`]): their events get `EIO`.
+    broken: u32,
+    /// Control registers whose read faulted (generic counter `c`: bit `c`; the fixed one:
+    /// [`FIXED_BIT`]): the watchdog no longer reads them.
+    unwatched: u32,
     /// Generic counters whose `PERFEVTSEL` took a write.
     proven: u32,
     /// CPUs inside `pmu_disable` .. `pmu_enable`.
@@ -111,6 +125,8 @@ impl<H: Handle> PmuBox<H> {
             slots: [None; MAX_BOX_EVENTS],
             parked: [None; sched::MAX_COUNTERS],
             faulted: 0,
+            broken: 0,
+            unwatched: 0,
             proven: 0,
             disabled: 0,
             dirty: false,
@@ -217,56 +233,74 @@ impl<H: Handle> PmuBox<H> {
         Some(f)
     }
 
-    /// Programs slot `i`'s counter and takes its baseline: it counts from now on.
-    fn hw_start<R: Regs, O>(&mut self, cx: &mut Cx<'_, R, O>, i: usize) -> Result<(), Fault> {
+    /// Programs slot `i`'s counter and takes its baseline: it counts from now on. A register
+    /// that faults (the counter's read, its control's write, the shared enables) fails it,
+    /// and its counter is not used again.
+    fn hw_start<R: Regs, O>(&mut self, cx: &mut Cx<'_, R, O>, i: usize) -> Result<(), Note> {
         let Some(s) = self.get(i) else {
             return Ok(());
         };
         let (src, ctl) = self.source(&s);
-        match (s.target, ctl) {
-            (Target::Generic(_), Some(ctl)) => {
-                let c = s.ctr.unwrap_or(0);
-                cx.regs.global_enable(false);
-                // Baseline first: a generic counter does not move until enabled.
-                let at = cx.regs.now_ns();
-                let base = cx.regs.rdmsr(src.addr()).unwrap_or(0);
-                if cx
-                    .regs
-                    .wrmsr(ctl, Self::expected_control(s.target))
-                    .is_err()
-                {
-                    self.faulted |= 1 << c;
-                    return Err(Fault(ctl));
-                }
-                self.proven |= 1 << c;
-                self.live.msr += 1;
-                cx.tallies.start(i, src, base, at);
-            }
-            (Target::Fixed, _) => {
-                cx.regs.global_enable(false);
-                // Baseline first: the fixed counter does not move until its first user
-                // enables it.
-                self.begin(cx, i, src);
-                cx.regs.fixed_get();
-                self.live.msr += 1;
-            }
-            _ => {
-                self.live.imc += 1;
-                self.begin(cx, i, src);
-            }
+        if !matches!(src, Source::Imc(_)) {
+            cx.regs
+                .global_enable(false)
+                .map_err(|Fault(a)| Note::Faulted(a))?;
         }
-        self.edit(i, |s| s.live = true);
-        Ok(())
-    }
-
-    /// Slot `i` counts on `src` from the counter's value now.
-    fn begin<R: Regs, O>(&self, cx: &mut Cx<'_, R, O>, i: usize, src: Source) {
+        // Baseline first: a generic counter does not move until enabled, nor the fixed one
+        // until its first user enables it.
         let at = cx.regs.now_ns();
         let base = match src {
             Source::Imc(a) => cx.regs.imc_read(a).map(u64::from),
             Source::Generic(a) | Source::Fixed(a) => cx.regs.rdmsr(a),
         };
-        cx.tallies.start(i, src, base.unwrap_or(0), at);
+        let Some(base) = base else {
+            self.mark_broken(&s);
+            return Err(Note::Unreadable(src.addr()));
+        };
+        match (s.target, ctl) {
+            (Target::Generic(_), Some(ctl)) => {
+                if cx
+                    .regs
+                    .wrmsr(ctl, Self::expected_control(s.target))
+                    .is_err()
+                {
+                    self.mark_broken(&s);
+                    return Err(Note::Faulted(ctl));
+                }
+                self.proven |= 1 << s.ctr.unwrap_or(0);
+                self.live.msr += 1;
+            }
+            (Target::Fixed, _) => {
+                cx.regs.fixed_get().map_err(|Fault(a)| {
+                    self.broken |= FIXED_BIT;
+                    Note::Faulted(a)
+                })?;
+                self.live.msr += 1;
+            }
+            _ => self.live.imc += 1,
+        }
+        cx.tallies.start(i, src, base, at);
+        self.edit(i, |s| s.live = true);
+        Ok(())
+    }
+
+    /// The counter of `s` faulted: no event gets it again.
+    fn mark_broken(&mut self, s: &Slot<H>) {
+        match s.target {
+            Target::Generic(_) => self.faulted |= 1 << s.ctr.unwrap_or(0),
+            Target::Fixed => self.broken |= FIXED_BIT,
+            Target::FreeRunning(i) => self.broken |= imc_bit(i),
+        }
+    }
+
+    /// Whether an event on `target` may count here: not when every counter it may use
+    /// faulted. Known before `add` for a counter that faulted once: `event_init` refuses then.
+    pub(crate) fn can_count(&self, target: Target) -> bool {
+        match target {
+            Target::Generic(sel) => self.allowed(sel.evt_sel()) != 0,
+            Target::Fixed => self.broken & FIXED_BIT == 0,
+            Target::FreeRunning(i) => self.broken & imc_bit(i) == 0,
+        }
     }
 
     /// Stops slot `i`'s counter and folds its last counts.
@@ -373,8 +407,8 @@ impl<H: Handle> PmuBox<H> {
         let mut note = None;
         for i in 0..MAX_BOX_EVENTS {
             if self.slots[i].is_some_and(|s| s.run && !s.live) {
-                if let Err(f) = self.hw_start(cx, i) {
-                    note = note.or(Some(Note::Faulted(f.0)));
+                if let Err(n) = self.hw_start(cx, i) {
+                    note = note.or(Some(n));
                 }
             }
         }
@@ -397,10 +431,8 @@ impl<H: Handle> PmuBox<H> {
             .iter()
             .position(Option::is_none)
             .ok_or(AddError::Busy)?;
-        if let Some(r) = self.request(target, None) {
-            if r.allowed == 0 {
-                return Err(AddError::Faulted);
-            }
+        if !self.can_count(target) {
+            return Err(AddError::Faulted);
         }
         if self.assignment(Some(target)).is_none() {
             return Err(AddError::Busy);
@@ -418,19 +450,19 @@ impl<H: Handle> PmuBox<H> {
             Ok(())
         } else if self.disabled == 0 {
             match self.reconcile(cx) {
-                Some(Note::Faulted(a)) if start && !self.slots[free].is_some_and(|s| s.live) => {
-                    Err(Fault(a))
+                Some(n) if n.is_fault() && start && !self.slots[free].is_some_and(|s| s.live) => {
+                    Err(n)
                 }
                 _ => Ok(()),
             }
         } else {
             self.program_early(cx, free)
         };
-        res.map_err(|Fault(a)| {
+        res.map_err(|n| {
             // Refused: the box forgets the event.
             cx.tallies.release(free);
             self.slots[free] = None;
-            AddError::Fault(a)
+            AddError::Fault(n)
         })
     }
 
