@@ -325,8 +325,11 @@ impl PackageExt for Arc<Package> {
         let (r, note) = f(&mut b, &mut cx);
         let after = b.live();
         let delta = i64::from(after.msr + after.imc) - i64::from(before.msr + before.imc);
-        if delta != 0 {
-            self.track(delta);
+        // The first IMC event: the next poll within the IMC period, whatever was armed for
+        // the MSR events (their period is longer than the IMC counters' wrap).
+        let within = (before.imc == 0 && after.imc > 0).then_some(IMC_TICK.after);
+        if delta != 0 || within.is_some() {
+            self.track(delta, within);
         }
         drop(b);
         if let Some(n) = note {

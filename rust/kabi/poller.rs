@@ -225,9 +225,11 @@ impl<T: PackageWork> Poller<T> {
     }
 
     /// Adds `delta` to the live count: the timer is started on this CPU when it becomes
-    /// non-zero and cancelled when it drops to zero. May run with any lock held that the
-    /// work only try-locks, interrupts on or off, from a CPU of the package.
-    pub(crate) fn track(&self, delta: i64) {
+    /// non-zero and cancelled when it drops to zero. With `within`, the next run comes no
+    /// later than that from now (a timer already armed for later is started again). May run
+    /// with any lock held that the work only try-locks, interrupts on or off, from a CPU of
+    /// the package.
+    pub(crate) fn track(&self, delta: i64, within: Option<Delta>) {
         let mut arm = self.arm.lock();
         let was = arm.live;
         arm.live = i64::from(was)
@@ -246,7 +248,12 @@ impl<T: PackageWork> Poller<T> {
             }
         } else if !arm.armed && !arm.stopped {
             arm.armed = true;
-            self.start(self.period);
+            self.start(within.unwrap_or(self.period).min(self.period));
+        } else if let Some(within) = within.filter(|_| arm.armed) {
+            // Waits for a running callback, as above: the callback alone sets the expiry of
+            // a timer it restarts.
+            self.cancel();
+            self.start(within);
         }
     }
 
