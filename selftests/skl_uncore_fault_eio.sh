@@ -86,4 +86,16 @@ check "unreadable control: the event counts exactly" "count 534" "$(echo "$out" 
 check "unreadable control: one line, no 'changed by someone else'" "1 0" \
 	"$(lines 'MSR_UNC_CBO_2_PERFEVTSEL0 (0x720) faulted when read') $(($(lines 'changed by someone else') - before))"
 check "unreadable control: read once, never again" "faults 1" "$faults"
+# 5. The same fault under a group of two on CBo 1 (perf_open -g): the leader's add fails first,
+# then, with one counter left, the pair never fits. Perf takes a group's failed add as the whole
+# group's (group_sched_in): leader and member stay off the PMU, running 0, no count shown.
+said=$(lines 'MSR_UNC_CBO_1_PERFCTR0 (0x716) faulted when read')
+load "read-faults 0x716"
+out=$($PO -g -r "sleep 0.2; $(inj cbox 1 0x34 0x8f 100); sleep 0.3" uncore_cbox_1/0x8f34 uncore_cbox_1/0x1134 2>&1)
+echo "$out" | sed 's/^/# /'
+faults=$(unload)
+check "unreadable counter, a group of two: neither runs nor counts" "0 0 0 0" \
+	"$(echo $(echo "$out" | awk '/^count/ { print $2, $6 }'))"
+check "unreadable counter, a group of two: one line, read once" "1 faults 1" \
+	"$(($(lines 'MSR_UNC_CBO_1_PERFCTR0 (0x716) faulted when read') - said)) $faults"
 ktap_end

@@ -443,8 +443,13 @@ impl PackageWork for PkgState {
                 note = note.or(inner.poll(&mut cx));
             }
         }
-        if any_msr && regs.global_enable(true) == Ok(true) {
-            note = note.or(Some(Note::Changed(MSR_UNC_PERF_GLOBAL_CTRL)));
+        if any_msr {
+            match regs.global_enable(true) {
+                Ok(true) => note = note.or(Some(Note::Changed(MSR_UNC_PERF_GLOBAL_CTRL))),
+                // Cleared by someone else, and refused to us since: said once.
+                Err(Fault(a)) => self.say(Note::Faulted(a)),
+                Ok(false) => {}
+            }
         }
         if self.faulted.load(ordering::Relaxed) & GLOBAL_READ != 0 {
             self.say(Note::Unwatched(MSR_UNC_PERF_GLOBAL_CTRL));

@@ -33,23 +33,17 @@ use super::tally::{Fold, Handle, Source};
 use super::units::Unit;
 
 mod api;
+mod broken;
 mod changed;
 mod park;
 mod recover;
+use broken::FIXED_BIT;
 
 pub(crate) use api::{AddError, Cx, Fault, Note, Regs};
 
 /// Most events one box holds at once (generic counters are far fewer; the shared fixed and
 /// free-running counters take any number up to this). More are multiplexed by perf.
 pub(crate) const MAX_BOX_EVENTS: usize = 16;
-
-/// [`PmuBox::broken`] and [`PmuBox::unwatched`]: the fixed counter.
-const FIXED_BIT: u32 = 1 << 16;
-
-/// [`PmuBox::broken`]: free-running IMC counter `i`.
-const fn imc_bit(i: u8) -> u32 {
-    1 << (17 + (i as u32 & 7))
-}
 
 /// One event in the box.
 #[derive(Clone, Copy, Debug)]
@@ -95,13 +89,11 @@ pub(crate) struct PmuBox<H: Handle> {
     /// Generic counters a `del` inside a disabled section stopped, with what they were
     /// programmed for and where they stopped.
     parked: [Option<Parked>; sched::MAX_COUNTERS],
-    /// Generic counters whose `PERFEVTSEL` faulted when written, or whose `PERFCTR` faulted
-    /// when read: never given to an event again.
+    /// Generic counters whose control faulted when written or counter when read: never used
+    /// again; the fixed and IMC counters likewise (`broken`), controls whose read faulted
+    /// (`unwatched`: the watchdog no longer reads them). Bits: see [`broken`].
     faulted: u32,
-    /// Shared counters that faulted ([`FIXED_BIT`], [`imc_bit`]): their events get `EIO`.
     broken: u32,
-    /// Control registers whose read faulted (generic counter `c`: bit `c`; the fixed one:
-    /// [`FIXED_BIT`]): the watchdog no longer reads them.
     unwatched: u32,
     /// Generic counters whose `PERFEVTSEL` took a write.
     proven: u32,
@@ -233,9 +225,8 @@ impl<H: Handle> PmuBox<H> {
         Some(f)
     }
 
-    /// Programs slot `i`'s counter and takes its baseline: it counts from now on. A register
-    /// that faults (the counter's read, its control's write, the shared enables) fails it,
-    /// and its counter is not used again.
+    /// Programs slot `i`'s counter and takes its baseline: it counts from now on. A fault (the
+    /// counter's read, its control's write, the shared enables) fails it for good.
     fn hw_start<R: Regs, O>(&mut self, cx: &mut Cx<'_, R, O>, i: usize) -> Result<(), Note> {
         let Some(s) = self.get(i) else {
             return Ok(());
@@ -246,8 +237,7 @@ impl<H: Handle> PmuBox<H> {
                 .global_enable(false)
                 .map_err(|Fault(a)| Note::Faulted(a))?;
         }
-        // Baseline first: a generic counter does not move until enabled, nor the fixed one
-        // until its first user enables it.
+        // Baseline first: a generic counter (the fixed one, for its first user) is stopped.
         let at = cx.regs.now_ns();
         let base = match src {
             Source::Imc(a) => cx.regs.imc_read(a).map(u64::from),
@@ -282,25 +272,6 @@ impl<H: Handle> PmuBox<H> {
         cx.tallies.start(i, src, base, at);
         self.edit(i, |s| s.live = true);
         Ok(())
-    }
-
-    /// The counter of `s` faulted: no event gets it again.
-    fn mark_broken(&mut self, s: &Slot<H>) {
-        match s.target {
-            Target::Generic(_) => self.faulted |= 1 << s.ctr.unwrap_or(0),
-            Target::Fixed => self.broken |= FIXED_BIT,
-            Target::FreeRunning(i) => self.broken |= imc_bit(i),
-        }
-    }
-
-    /// Whether an event on `target` may count here: not when every counter it may use
-    /// faulted. Known before `add` for a counter that faulted once: `event_init` refuses then.
-    pub(crate) fn can_count(&self, target: Target) -> bool {
-        match target {
-            Target::Generic(sel) => self.allowed(sel.evt_sel()) != 0,
-            Target::Fixed => self.broken & FIXED_BIT == 0,
-            Target::FreeRunning(i) => self.broken & imc_bit(i) == 0,
-        }
     }
 
     /// Stops slot `i`'s counter and folds its last counts.
