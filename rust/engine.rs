@@ -6,8 +6,9 @@
 //! package scope: perf keeps the `cpumask`, moves events when its CPU goes offline and lets
 //! any CPU of the package read them. Each PMU has one box per package ([`PmuBox`] behind a
 //! raw spinlock: events of a package may sit on any of its CPUs). Each package has one
-//! timer, running while any of its events is live, at most once a second: it polls the
-//! counters before they can wrap and checks that nobody changed the registers.
+//! timer, running while any of its events is live, every 10 s (with 2.5 s of slack; every
+//! 1.006 s while an IMC event is): it polls the counters before they can wrap and checks that
+//! nobody changed the registers.
 //!
 //! [`PmuBox`]: crate::uncore::pmubox::PmuBox
 
@@ -109,13 +110,40 @@ impl Engine {
     }
 }
 
+/// S3 and hibernation: syscore runs on the boot CPU, interrupts off, every other CPU offline.
+/// The boot CPU's package is folded and programmed again here. Every other package lost its
+/// last online CPU before: perf then took its events off (`del` folded their counts, exactly)
+/// and left them off, so its boxes hold nothing live; what it keeps is our record of its
+/// global enable, which the reset makes false, so it is forgotten here and the next `add`
+/// writes the register again. Documentation/design.rst, "Suspend", has the evidence.
 impl pm::PmOps for Engine {
     fn suspend(&self) {
-        self.package_here().suspend();
+        let here = platform::current_package();
+        for p in self.packages.iter() {
+            if p.id() == here {
+                p.suspend();
+            } else if p.live() > 0 {
+                // No CPU of that package is online to read its counters: perf never leaves
+                // one live there (see above). Said, not silently lost.
+                pr_warn!(
+                    "package {}: {} events live with no CPU online at suspend: their counts \
+                     since the last poll are lost\n",
+                    p.id(),
+                    p.live()
+                );
+            }
+        }
     }
 
     fn resume(&self) {
-        self.package_here().resume();
+        let here = platform::current_package();
+        for p in self.packages.iter() {
+            if p.id() == here {
+                p.resume();
+            } else {
+                p.forget_registers();
+            }
+        }
     }
 }
 

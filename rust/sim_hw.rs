@@ -11,6 +11,8 @@
 //! - `fault` (write): what the world does behind the driver's back, in every package:
 //!   `reset` puts every MSR to its power-on value ([`SimUncore::reset_msrs`]; S3 also resets
 //!   the IMC counters, [`SimUncore::reset`]); `absent ADDR` makes an MSR fault;
+//!   `en-faults ADDR` makes a write that sets the MSR's enable bit fault, `read-faults ADDR`
+//!   its reads;
 //!   `wrmsr ADDR VALUE` is another tool's WRMSR ([`SimUncore::foreign_wrmsr`]), not counted
 //!   as the driver's access. A write the hardware refuses (#GP) fails with `EIO`. `late MS`
 //!   holds every package timer off for MS milliseconds (a late poll); `idle MS` too, then
@@ -386,7 +388,8 @@ fn write_rate(hw: &Arc<SimHw>, reader: &mut UserSliceReader) -> Result {
 }
 
 fn write_fault(hw: &Arc<SimHw>, reader: &mut UserSliceReader) -> Result {
-    const USAGE: &str = "reset', 'wrmsr ADDR VALUE', 'absent ADDR', 'late MS' or 'idle MS";
+    const USAGE: &str = "reset', 'wrmsr ADDR VALUE', 'absent ADDR', 'en-faults ADDR', \
+                         'read-faults ADDR', 'late MS' or 'idle MS";
     let mut buf = [0u8; 96];
     match parse_fault(read_line("fault", reader, &mut buf)?)
         .map_err(|e| refused("fault", e, USAGE))?
@@ -398,6 +401,18 @@ fn write_fault(hw: &Arc<SimHw>, reader: &mut UserSliceReader) -> Result {
         FaultCmd::Absent { msr } => {
             for m in hw.models.iter() {
                 m.with(|m| m.set_absent(msr));
+            }
+            Ok(())
+        }
+        FaultCmd::EnFaults { msr } => {
+            for m in hw.models.iter() {
+                m.with(|m| m.set_en_faults(msr));
+            }
+            Ok(())
+        }
+        FaultCmd::ReadFaults { msr } => {
+            for m in hw.models.iter() {
+                m.with(|m| m.set_read_faults(msr));
             }
             Ok(())
         }

@@ -15,6 +15,11 @@
  *                     offline (needs two packages)
  *   bench alloc N     slab allocations made while repeating each hot-path operation N times
  *                     (needs CONFIG_SLUB_STATS: the KASAN test kernel has it)
+ *   bench wakeups S PATTERN [PMU/CONFIG]...
+ *                     opens the events on CPU 0, then for S seconds samples /proc/timer_list
+ *                     every 10 ms: each new expiry of an hrtimer whose function's name holds
+ *                     PATTERN is one run; prints runs per second per package (the driver's
+ *                     timer wakeups, whichever driver it is: the same measure for both)
  *
  * Needs skl_uncore_sim.ko loaded (except `load` and `access-silicon`).
  */
@@ -476,8 +481,131 @@ static void alloc_table(long n)
 	       ours - base, ALLOCS(1, usleep(4000000)) - base);
 }
 
+#define MAX_TIMERS 64
+
+/* One driver hrtimer seen in /proc/timer_list: its address, CPU and last soft expiry. */
+struct seen_timer {
+	char addr[40];
+	int cpu;
+	long long soft;
+	long runs;
+};
+
+static int package_of(int cpu)
+{
+	char path[96];
+	FILE *f;
+	int p = 0;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", cpu);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%d", &p) != 1)
+			p = 0;
+		fclose(f);
+	}
+	return p;
+}
+
+/* One pass over /proc/timer_list: updates `t` (n entries) with the timers matching `pat`. */
+static int sample_timers(const char *pat, struct seen_timer *t, int n)
+{
+	char line[512], addr[40] = "";
+	FILE *f = fopen("/proc/timer_list", "r");
+	int cpu = -1, want = 0;
+
+	if (!f)
+		return n;
+	while (fgets(line, sizeof(line), f)) {
+		long long soft, hard;
+		char *lt, *gt;
+
+		if (sscanf(line, "cpu: %d", &cpu) == 1)
+			continue;
+		lt = strchr(line, '<');
+		gt = lt ? strchr(lt, '>') : NULL;
+		if (!strncmp(line, " #", 2) && lt && gt && gt - lt < (long)sizeof(addr)) {
+			want = strstr(gt, pat) != NULL;
+			memcpy(addr, lt + 1, gt - lt - 1);
+			addr[gt - lt - 1] = 0;
+			continue;
+		}
+		if (want && sscanf(line, " # expires at %lld-%lld", &soft, &hard) == 2) {
+			int i;
+
+			want = 0;
+			for (i = 0; i < n; i++)
+				if (!strcmp(t[i].addr, addr))
+					break;
+			if (i == n) {
+				if (n == MAX_TIMERS)
+					continue;
+				snprintf(t[n].addr, sizeof(t[n].addr), "%s", addr);
+				t[n].cpu = cpu;
+				t[n].soft = soft;
+				t[n].runs = 0;
+				n++;
+			} else if (t[i].soft != soft) {
+				t[i].soft = soft;
+				t[i].cpu = cpu;
+				t[i].runs++;
+			}
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+/* `bench wakeups`: see the header. */
+static void wakeups(double secs, const char *pat, int nev, char **evs)
+{
+	struct seen_timer t[MAX_TIMERS];
+	long runs[8] = { 0 };
+	struct timespec t0, now;
+	int i, n = 0, fds[16], npkg = 1;
+
+	for (i = 0; i < nev && i < 16; i++) {
+		char pmu[64];
+		unsigned long long config;
+
+		if (sscanf(evs[i], "%63[^/]/%lli", pmu, &config) != 2) {
+			fprintf(stderr, "bench: bad event %s\n", evs[i]);
+			exit(2);
+		}
+		fds[i] = open_ev(pmu_type(pmu), config, 0, 0);
+		if (fds[i] < 0) {
+			perror(evs[i]);
+			exit(1);
+		}
+	}
+	/* The first sample records where each timer stands; each later change is one run. */
+	n = sample_timers(pat, t, n);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		usleep(10000);
+		n = sample_timers(pat, t, n);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while ((now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) / 1e9 < secs);
+	for (i = 0; i < n; i++) {
+		int p = package_of(t[i].cpu) & 7;
+
+		runs[p] += t[i].runs;
+		if (p + 1 > npkg)
+			npkg = p + 1;
+	}
+	for (i = 0; i < npkg; i++)
+		printf("%spackage %d %.3f", i ? ", " : "", i, runs[i] / secs);
+	printf("\n");
+	for (i = 0; i < nev && i < 16; i++)
+		close(fds[i]);
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 3 && !strcmp(argv[1], "wakeups")) {
+		wakeups(atof(argv[2]), argv[3], argc - 4, argv + 4);
+		return 0;
+	}
 	if (argc > 1 && !strcmp(argv[1], "mux")) {
 		mux();
 		return 0;
@@ -510,7 +638,7 @@ int main(int argc, char **argv)
 		printf("%.1f\n", ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / 1e6);
 	} else {
 		fprintf(stderr, "usage: bench access | access-silicon | latency | mux | migrate | "
-				"alloc N | load KO\n");
+				"alloc N | load KO | wakeups S PATTERN [PMU/CONFIG]...\n");
 		return 2;
 	}
 	return 0;

@@ -21,9 +21,10 @@ count() {
 	grep -v '^#' /tmp/i.csv | awk -F, 'NF > 2 { s += $2 } END { printf "%.0f", s }'
 	rmmod skl_uncore_sim
 }
-# CMD pieces: an injection, a fault line, a pause for the interval reads / the repair.
+# CMD pieces: an injection, a fault line, a pause for the interval reads / the repair (the
+# watchdog runs every 10 s, with 2.5 s of slack).
 inj() { echo "echo '$1' > $SIM/inject; sleep 0.5;"; }
-flt() { echo "echo '$1' > $SIM/fault; sleep 1;"; }
+flt() { echo "echo '$1' > $SIM/fault; sleep ${2:-13};"; }
 
 # A reset of the MSRs between two injections: the sum, for a CBo and the ARB. The IMC counters
 # are read-only in MCHBAR: only a power transition (S3, announced to the driver's syscore hook,
@@ -33,10 +34,10 @@ check "cbox_0: 1000 before a reset, 234 after: 1234" "1234" \
 check "arb: 1000 before a reset, 234 after: 1234" "1234" \
 	"$(count uncore_arb/event=0x81,umask=0x01/ "$(inj 'arb 0 0x81 0x01 1000') $(flt reset) $(inj 'arb 0 0x81 0x01 234')")"
 check "imc: 1000 before a reset of the MSRs, 234 after: 1234" "1234" \
-	"$(count uncore_imc/event=0x1/ "$(inj 'imc 0 1 0 1000') $(flt reset) $(inj 'imc 0 1 0 234')")"
+	"$(count uncore_imc/event=0x1/ "$(inj 'imc 0 1 0 1000') $(flt reset 1) $(inj 'imc 0 1 0 234')")"
 
-# Another tool clears the global enable: one second later the driver has set it again.
-check "wrmsr 0xe01 0, then 1 s later 500 injected: 500" "500" \
+# Another tool clears the global enable: 13 s later the driver has set it again.
+check "wrmsr 0xe01 0, then 13 s later 500 injected: 500" "500" \
 	"$(count uncore_cbox_1/event=0x34,umask=0x8f/ "$(flt 'wrmsr 0xe01 0') $(inj 'cbox 1 0x34 0x8f 500')")"
 
 # Another tool reprograms the event's PERFEVTSEL (CBo 2 counter 0): repaired.
@@ -45,7 +46,7 @@ check "a rewritten PERFEVTSEL is repaired: 700 of 700" "700" \
 
 # Another tool zeroes the counter under an event that has counted 1000: no 2^44 jump.
 check "a counter zeroed by another tool: 1000 + 10, no wrap" "1010" \
-	"$(count uncore_cbox_3/event=0x34,umask=0x8f/ "$(inj 'cbox 3 0x34 0x8f 1000') $(flt 'wrmsr 0x736 0') $(inj 'cbox 3 0x34 0x8f 10')")"
+	"$(count uncore_cbox_3/event=0x34,umask=0x8f/ "$(inj 'cbox 3 0x34 0x8f 1000') $(flt 'wrmsr 0x736 0' 1) $(inj 'cbox 3 0x34 0x8f 10')")"
 
 # One line names each register found changed (at most one a second).
 check "the log names MSR_UNC_PERF_GLOBAL_CTRL" "yes" \

@@ -59,8 +59,12 @@ pub(super) fn refuse(
     err
 }
 
-/// Logs (at most once a second) that a register was found changed and was repaired, or that
-/// it faulted.
+/// Logs that a register faulted: the caller says each fault once.
+pub(super) fn fault(pkg: u32, n: Note) {
+    pr_warn!("package {}: {}\n", pkg, Why(n));
+}
+
+/// Logs (at most once a second) that a register was found changed and was repaired.
 pub(super) fn note(pkg: u32, n: Note) {
     if CHANGES.allow(1) {
         pr_warn!("package {}: {}\n", pkg, Why(n));

@@ -26,22 +26,34 @@ use crate::kabi::{
     lock::RawSpinLock,
     perf::{EventRef, ReadEvent},
     platform,
-    poller::{PackageWork, Poller},
+    poller::{Next, PackageWork, Poller},
 };
 use crate::uncore::{
+    event::Target,
     pmubox::{Cx, Fault, Note, PmuBox, Regs},
-    regs::{FixedCtrl, GlobalCtrl, MSR_UNC_PERF_FIXED_CTRL, MSR_UNC_PERF_GLOBAL_CTRL},
+    regs::{
+        FixedCtrl, GlobalCtrl, MSR_UNC_PERF_FIXED_CTR, MSR_UNC_PERF_FIXED_CTRL,
+        MSR_UNC_PERF_GLOBAL_CTRL,
+    },
     tally::{Handle, Tallies},
     units::{Unit, IMC},
 };
 
-/// The watchdog's period: registers changed behind our back are found within it.
-const TICK: Delta = Delta::from_millis(1000);
-/// The period while an IMC event is live: a quarter of the IMC counters' wrap time at the top
-/// DRAM rate, so a timer three periods late still reads them before they lap.
-const IMC_TICK: Delta = Delta::from_millis(IMC.poll_ms as i64);
+/// The watchdog's period: registers changed behind our back are found within it and its
+/// slack. MSR counters wrap in 54.9 s at the least (the ARB's, at 64 increments a cycle of a
+/// 5 GHz clock): a late run loses nothing, so the package may sleep through the slack.
+const TICK: Next = Next {
+    after: Delta::from_millis(10_000),
+    slack: Delta::from_millis(2_500),
+};
+/// The period while an IMC event is live: 3/8 of the IMC counters' wrap time at the top DRAM
+/// rate (2.68 s at [`MAX_DRAM_LINES_PER_S`]), so a run 1.68 s late still reads them before they
+/// lap. No slack: that lateness is the margin.
+///
+/// [`MAX_DRAM_LINES_PER_S`]: crate::uncore::units::MAX_DRAM_LINES_PER_S
+const IMC_TICK: Next = Next::at(Delta::from_millis((IMC.poll_ms * 3 / 2) as i64));
 /// Retry delay of a tick that found a box busy.
-const RETRY: Delta = Delta::from_micros(200);
+const RETRY: Next = Next::at(Delta::from_micros(200));
 
 /// One PMU's box on one package.
 #[pin_data]
@@ -79,6 +91,11 @@ pub(crate) struct PkgState {
     global_en: Atomic<i32>,
     /// Live events on the fixed counter (uncore_clock and uncore_cbox_0 clockticks).
     fixed_users: Atomic<i32>,
+    /// Shared registers found faulting ([`GLOBAL_WRITE`], ...): never tried again.
+    faulted: Atomic<u32>,
+    /// Faults of the shared registers already logged (bits of [`shared_fault_bit`]): the
+    /// boxes of every PMU find them, the log says each once.
+    said: Atomic<u32>,
     boxes: KVec<Arc<BoxState>>,
 }
 
@@ -102,25 +119,45 @@ impl Regs for PkgRegs<'_> {
         platform::now_fast_ns()
     }
 
-    fn global_enable(&mut self, check: bool) -> bool {
+    fn global_enable(&mut self, check: bool) -> Result<bool, Fault> {
         let p = self.0;
+        if p.faulted.load(ordering::Relaxed) & GLOBAL_WRITE != 0 {
+            return Err(Fault(MSR_UNC_PERF_GLOBAL_CTRL));
+        }
         let en = GlobalCtrl::DRIVER_VALUE.into_raw();
         let cleared = if check {
-            !matches!(p.hw.rdmsr(MSR_UNC_PERF_GLOBAL_CTRL), Ok(v) if v & en == en)
+            match p.hw.rdmsr(MSR_UNC_PERF_GLOBAL_CTRL) {
+                Ok(v) => v & en != en,
+                // Tells nothing: not written on a guess, and said once (by the timer).
+                Err(_) => {
+                    test_and_set(&p.faulted, GLOBAL_READ);
+                    false
+                }
+            }
         } else {
             p.global_en.load(ordering::Relaxed) == 0
         };
-        if cleared {
-            let _ = p.hw.wrmsr(MSR_UNC_PERF_GLOBAL_CTRL, en);
+        if cleared && p.hw.wrmsr(MSR_UNC_PERF_GLOBAL_CTRL, en).is_err() {
+            test_and_set(&p.faulted, GLOBAL_WRITE);
+            return Err(Fault(MSR_UNC_PERF_GLOBAL_CTRL));
         }
         // Set before by us, and found clear: someone else cleared it.
-        p.global_en.xchg(1, ordering::Relaxed) != 0 && cleared && check
+        Ok(p.global_en.xchg(1, ordering::Relaxed) != 0 && cleared && check)
     }
 
-    fn fixed_get(&mut self) {
-        if self.0.fixed_users.fetch_add(1, ordering::Full) == 0 {
-            let _ = self.wrmsr(MSR_UNC_PERF_FIXED_CTRL, fixed_on());
+    fn fixed_get(&mut self) -> Result<(), Fault> {
+        let p = self.0;
+        if p.faulted.load(ordering::Relaxed) & FIXED_WRITE != 0 {
+            return Err(Fault(MSR_UNC_PERF_FIXED_CTRL));
         }
+        if p.fixed_users.fetch_add(1, ordering::Full) == 0
+            && self.wrmsr(MSR_UNC_PERF_FIXED_CTRL, fixed_on()).is_err()
+        {
+            test_and_set(&p.faulted, FIXED_WRITE);
+            p.fixed_users.fetch_sub(1, ordering::Full);
+            return Err(Fault(MSR_UNC_PERF_FIXED_CTRL));
+        }
+        Ok(())
     }
 
     fn fixed_put(&mut self) {
@@ -133,6 +170,43 @@ impl Regs for PkgRegs<'_> {
             }
         }
     }
+}
+
+/// [`PkgState::faulted`]: the global enable's write faulted.
+const GLOBAL_WRITE: u32 = 1 << 0;
+/// [`PkgState::faulted`]: the global enable's read faulted (the watchdog cannot see it).
+const GLOBAL_READ: u32 = 1 << 1;
+/// [`PkgState::faulted`]: the fixed counter's enable faulted.
+const FIXED_WRITE: u32 = 1 << 2;
+
+/// Sets `bit` in `a`; whether it was set already.
+fn test_and_set(a: &Atomic<u32>, bit: u32) -> bool {
+    let mut old = a.load(ordering::Relaxed);
+    while old & bit == 0 {
+        match a.cmpxchg(old, old | bit, ordering::Relaxed) {
+            Ok(_) => return false,
+            Err(v) => old = v,
+        }
+    }
+    true
+}
+
+/// A fault of a register the boxes share, as a bit of [`PkgState::said`]; `None` for a box's
+/// own registers (each box reports those once).
+fn shared_fault_bit(n: Note) -> Option<u32> {
+    let reg = match n.addr() {
+        MSR_UNC_PERF_GLOBAL_CTRL => 0,
+        MSR_UNC_PERF_FIXED_CTRL => 1,
+        MSR_UNC_PERF_FIXED_CTR => 2,
+        _ => return None,
+    };
+    let kind = match n {
+        Note::Changed(_) => return None,
+        Note::Faulted(_) => 0,
+        Note::Unreadable(_) => 1,
+        Note::Unwatched(_) => 2,
+    };
+    Some(1 << (kind * 3 + reg))
 }
 
 fn fixed_on() -> u64 {
@@ -167,15 +241,45 @@ pub(super) fn new_package(
         hw,
         global_en: Atomic::new(0),
         fixed_users: Atomic::new(0),
+        faulted: Atomic::new(0),
+        said: Atomic::new(0),
         boxes,
     };
-    Poller::new(state, TICK)
+    Poller::new(state, TICK.after)
 }
 
 impl PkgState {
     /// The logical package id.
     pub(super) fn id(&self) -> u32 {
         self.id
+    }
+
+    /// Logs `n`: a fault once per register (here, and in the box for its own registers), a
+    /// change at most once a second.
+    pub(super) fn say(&self, n: Note) {
+        if !n.is_fault() {
+            log::note(self.id, n);
+        } else if !shared_fault_bit(n).is_some_and(|b| test_and_set(&self.said, b)) {
+            log::fault(self.id, n);
+        }
+    }
+
+    /// Whether an event on `target` can count in box `slot`: `false` once a register it needs
+    /// faulted (then `event_init` refuses it with `EIO`).
+    pub(super) fn can_count(&self, slot: usize, target: Target) -> bool {
+        let shared = match target {
+            Target::FreeRunning(_) => 0,
+            Target::Fixed => GLOBAL_WRITE | FIXED_WRITE,
+            Target::Generic(_) => GLOBAL_WRITE,
+        };
+        self.faulted.load(ordering::Relaxed) & shared == 0
+            && self.boxes[slot].inner.lock().can_count(target)
+    }
+
+    /// After a sleep that reset the package while none of its CPUs was online: nothing of it
+    /// is live, and the global enable it had is gone.
+    pub(super) fn forget_registers(&self) {
+        self.global_en.store(0, ordering::Relaxed);
     }
 
     /// Clears our record of the global enable; whether it was set.
@@ -221,12 +325,15 @@ impl PackageExt for Arc<Package> {
         let (r, note) = f(&mut b, &mut cx);
         let after = b.live();
         let delta = i64::from(after.msr + after.imc) - i64::from(before.msr + before.imc);
-        if delta != 0 {
-            self.track(delta);
+        // The first IMC event: the next poll within the IMC period, whatever was armed for
+        // the MSR events (their period is longer than the IMC counters' wrap).
+        let within = (before.imc == 0 && after.imc > 0).then_some(IMC_TICK.after);
+        if delta != 0 || within.is_some() {
+            self.track(delta, within);
         }
         drop(b);
         if let Some(n) = note {
-            log::note(self.id, n);
+            self.say(n);
         }
         r
     }
@@ -293,17 +400,19 @@ impl PackageWork for PkgState {
         platform::online_cpu_in_package(self.id)
     }
 
-    /// Once a second while events are live (every [`IMC_TICK`] while IMC events are):
+    /// Every [`TICK`] while events are live (every [`IMC_TICK`] while IMC events are):
     /// checks the shared controls and every live event's control register, and polls the
     /// counters whose wrap is near.
-    fn run(&self) -> Option<Delta> {
+    fn run(&self) -> Option<Next> {
         TICKS.add(1, ordering::Relaxed);
         let now = platform::now_fast_ns();
         #[cfg(skl_sim)]
         {
             let held = HELD_UNTIL.load(ordering::Relaxed).saturating_sub(now);
             if held > 0 {
-                return Some(Delta::from_nanos(held.min(i64::MAX as u64) as i64));
+                return Some(Next::at(
+                    Delta::from_nanos(held.min(i64::MAX as u64) as i64),
+                ));
             }
             if WAKE_AFTER.xchg(false, ordering::Relaxed) {
                 platform::system_wakeup();
@@ -334,11 +443,19 @@ impl PackageWork for PkgState {
                 note = note.or(inner.poll(&mut cx));
             }
         }
-        if any_msr && regs.global_enable(true) {
-            note = note.or(Some(Note::Changed(MSR_UNC_PERF_GLOBAL_CTRL)));
+        if any_msr {
+            match regs.global_enable(true) {
+                Ok(true) => note = note.or(Some(Note::Changed(MSR_UNC_PERF_GLOBAL_CTRL))),
+                // Cleared by someone else, and refused to us since: said once.
+                Err(Fault(a)) => self.say(Note::Faulted(a)),
+                Ok(false) => {}
+            }
+        }
+        if self.faulted.load(ordering::Relaxed) & GLOBAL_READ != 0 {
+            self.say(Note::Unwatched(MSR_UNC_PERF_GLOBAL_CTRL));
         }
         if let Some(n) = note {
-            log::note(self.id, n);
+            self.say(n);
         }
         if busy {
             return Some(RETRY);

@@ -16,7 +16,7 @@ use crate::kabi::{
 };
 use crate::uncore::{
     event::{decode, Target},
-    pmubox::{AddError, Note, MAX_BOX_EVENTS},
+    pmubox::{AddError, MAX_BOX_EVENTS},
     sched::{self, Request},
     units::{Unit, UnitKind},
 };
@@ -94,7 +94,12 @@ impl UncorePmu {
 
     /// The package of an event (on its package's scope CPU since `event_init`).
     fn package_of(&self, ev: &Event) -> &Arc<Package> {
-        let cpu = CpuId::from_i32(ev.cpu()).unwrap_or_else(CpuId::current);
+        self.package_of_cpu(ev.cpu())
+    }
+
+    /// The package of CPU `cpu` (the current one's if it is not a CPU).
+    fn package_of_cpu(&self, cpu: i32) -> &Arc<Package> {
+        let cpu = CpuId::from_i32(cpu).unwrap_or_else(CpuId::current);
         self.engine.package(platform::cpu_package(cpu))
     }
 
@@ -189,6 +194,10 @@ impl PmuOps for UncorePmu {
         )
         .map_err(|e| refuse(self.name(), EINVAL, Why(e)))?;
         ev.set_hw_config(target.to_raw());
+        // A register this event needs faulted before (said then, once): it cannot count.
+        if !self.package_of_cpu(ev.cpu()).can_count(self.slot, target) {
+            return Err(EIO);
+        }
         if !ev.is_leader() {
             self.validate_group(ev)?;
         }
@@ -209,7 +218,7 @@ impl PmuOps for UncorePmu {
                 // Perf multiplexes it.
                 Err(AddError::Busy) => (Err(EBUSY), None),
                 // Said once, when found; perf reports the error to the user.
-                Err(AddError::Fault(a)) => (Err(EIO), Some(Note::Faulted(a))),
+                Err(AddError::Fault(n)) => (Err(EIO), Some(n)),
                 Err(AddError::Faulted) => (Err(EIO), None),
             }
         });

@@ -111,7 +111,28 @@ pub(crate) trait PackageWork: Send + Sync + 'static {
     /// An online CPU of the package, if any.
     fn home_cpu(&self) -> Option<CpuId>;
     /// One run on a CPU of the package (hard irq): when to run again, or `None` to stop.
-    fn run(&self) -> Option<Delta>;
+    fn run(&self) -> Option<Next>;
+}
+
+/// When a poller runs again: not before `after` from now, and at the latest `slack` later.
+/// Within the slack it runs in the interrupt of any other timer of its CPU, so a poll that may
+/// be late costs no wakeup of its own when the CPU wakes anyway.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Next {
+    /// Earliest run, from now.
+    pub(crate) after: Delta,
+    /// How much later it may run.
+    pub(crate) slack: Delta,
+}
+
+impl Next {
+    /// Exactly `after` from now.
+    pub(crate) const fn at(after: Delta) -> Self {
+        Self {
+            after,
+            slack: Delta::ZERO,
+        }
+    }
 }
 
 /// What `track`, `rehome` and `stop` agree on, under `Poller::arm`.
@@ -204,9 +225,11 @@ impl<T: PackageWork> Poller<T> {
     }
 
     /// Adds `delta` to the live count: the timer is started on this CPU when it becomes
-    /// non-zero and cancelled when it drops to zero. May run with any lock held that the
-    /// work only try-locks, interrupts on or off, from a CPU of the package.
-    pub(crate) fn track(&self, delta: i64) {
+    /// non-zero and cancelled when it drops to zero. With `within`, the next run comes no
+    /// later than that from now (a timer already armed for later is started again). May run
+    /// with any lock held that the work only try-locks, interrupts on or off, from a CPU of
+    /// the package.
+    pub(crate) fn track(&self, delta: i64, within: Option<Delta>) {
         let mut arm = self.arm.lock();
         let was = arm.live;
         arm.live = i64::from(was)
@@ -225,7 +248,12 @@ impl<T: PackageWork> Poller<T> {
             }
         } else if !arm.armed && !arm.stopped {
             arm.armed = true;
-            self.start(self.period);
+            self.start(within.unwrap_or(self.period).min(self.period));
+        } else if let Some(within) = within.filter(|_| arm.armed) {
+            // Waits for a running callback, as above: the callback alone sets the expiry of
+            // a timer it restarts.
+            self.cancel();
+            self.start(within);
         }
     }
 
@@ -316,15 +344,35 @@ impl<T: PackageWork> HrTimerCallback for Poller<T> {
                 this.homing.store(0, ordering::Release);
             }
             // No CPU of the package to go to right now (or one is on its way): try again.
-            ctx.forward_now(SOON);
+            this.set_next(&mut ctx, Next::at(SOON));
             return HrTimerRestart::Restart;
         }
         match this.work.run() {
             Some(next) => {
-                ctx.forward_now(next);
+                this.set_next(&mut ctx, next);
                 HrTimerRestart::Restart
             }
             None => HrTimerRestart::NoRestart,
+        }
+    }
+}
+
+impl<T: PackageWork> Poller<T> {
+    /// From the callback, which then restarts the timer: its next expiry is `next` from now.
+    /// Not `hrtimer_forward`: a run inside its slack comes before the expiry, which forward
+    /// would leave in place.
+    fn set_next(&self, _ctx: &mut HrTimerCallbackContext<'_, Self>, next: Next) {
+        // SAFETY: `self` is valid, so is its timer.
+        let timer = unsafe { <Self as HasHrTimer<Self>>::c_timer_ptr(self) }.cast_mut();
+        // SAFETY: `_ctx` proves this runs in the timer's callback: the timer is dequeued and
+        // its expiry is the callback's to set before it returns `Restart`, as
+        // `hrtimer_forward` and `hrtimer_set_expires_range_ns` do. Nothing else writes it
+        // meanwhile: `track` starts the timer only when not armed, `rehome` only after a
+        // callback that did not restart it.
+        unsafe {
+            let soft = bindings::ktime_get().saturating_add(next.after.as_nanos());
+            (*timer)._softexpires = soft;
+            (*timer).node.expires = soft.saturating_add(next.slack.as_nanos());
         }
     }
 }

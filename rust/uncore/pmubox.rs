@@ -35,10 +35,12 @@ use depart::Departed;
 
 mod api;
 mod assign;
+mod broken;
 mod changed;
 pub(crate) mod depart;
 mod park;
 mod recover;
+use broken::FIXED_BIT;
 
 pub(crate) use api::{AddError, Cx, Fault, Note, Regs};
 
@@ -92,8 +94,12 @@ pub(crate) struct PmuBox<H: Handle> {
     parked: [Option<Parked>; sched::MAX_COUNTERS],
     /// Events on their way to another CPU, with where their counts stopped.
     departed: [Option<Departed<H>>; MAX_BOX_EVENTS],
-    /// Generic counters whose `PERFEVTSEL` faulted when written.
+    /// Generic counters whose control faulted when written or counter when read: never used
+    /// again; the fixed and IMC counters likewise (`broken`), controls whose read faulted
+    /// (`unwatched`: the watchdog no longer reads them). Bits: see [`broken`].
     faulted: u32,
+    broken: u32,
+    unwatched: u32,
     /// Generic counters whose `PERFEVTSEL` took a write.
     proven: u32,
     /// CPUs inside `pmu_disable` .. `pmu_enable`.
@@ -117,6 +123,8 @@ impl<H: Handle> PmuBox<H> {
             parked: [None; sched::MAX_COUNTERS],
             departed: [None; MAX_BOX_EVENTS],
             faulted: 0,
+            broken: 0,
+            unwatched: 0,
             proven: 0,
             disabled: 0,
             dirty: false,
@@ -223,58 +231,57 @@ impl<H: Handle> PmuBox<H> {
         Some(f)
     }
 
-    /// Programs slot `i`'s counter and takes its baseline: it counts from now on.
-    fn hw_start<R: Regs, O>(&mut self, cx: &mut Cx<'_, R, O>, i: usize) -> Result<(), Fault> {
+    /// Programs slot `i`'s counter and takes its baseline: it counts from now on. A fault (the
+    /// counter's read, its control's write, the shared enables) fails it for good.
+    fn hw_start<R: Regs, O>(&mut self, cx: &mut Cx<'_, R, O>, i: usize) -> Result<(), Note> {
         let Some(s) = self.get(i) else {
             return Ok(());
         };
         let (src, ctl) = self.source(&s);
-        match (s.target, ctl) {
-            (Target::Generic(_), Some(ctl)) => {
-                let c = s.ctr.unwrap_or(0);
-                // Another event's now: what it counts is not a departed one's.
-                self.forget_departed_on(c);
-                cx.regs.global_enable(false);
-                // Baseline first: a generic counter does not move until enabled.
-                let at = cx.regs.now_ns();
-                let base = cx.regs.rdmsr(src.addr()).unwrap_or(0);
-                if cx
-                    .regs
-                    .wrmsr(ctl, Self::expected_control(s.target))
-                    .is_err()
-                {
-                    self.faulted |= 1 << c;
-                    return Err(Fault(ctl));
-                }
-                self.proven |= 1 << c;
-                self.live.msr += 1;
-                cx.tallies.start(i, src, base, at);
-            }
-            (Target::Fixed, _) => {
-                cx.regs.global_enable(false);
-                // Baseline first: the fixed counter does not move until its first user
-                // enables it.
-                self.begin(cx, i, src);
-                cx.regs.fixed_get();
-                self.live.msr += 1;
-            }
-            _ => {
-                self.live.imc += 1;
-                self.begin(cx, i, src);
-            }
+        if let (Target::Generic(_), Some(c)) = (s.target, s.ctr) {
+            // Another event's now: what it counts is not a departed one's.
+            self.forget_departed_on(c);
         }
-        self.edit(i, |s| s.live = true);
-        Ok(())
-    }
-
-    /// Slot `i` counts on `src` from the counter's value now.
-    fn begin<R: Regs, O>(&self, cx: &mut Cx<'_, R, O>, i: usize, src: Source) {
+        if !matches!(src, Source::Imc(_)) {
+            cx.regs
+                .global_enable(false)
+                .map_err(|Fault(a)| Note::Faulted(a))?;
+        }
+        // Baseline first: a generic counter (the fixed one, for its first user) is stopped.
         let at = cx.regs.now_ns();
         let base = match src {
             Source::Imc(a) => cx.regs.imc_read(a).map(u64::from),
             Source::Generic(a) | Source::Fixed(a) => cx.regs.rdmsr(a),
         };
-        cx.tallies.start(i, src, base.unwrap_or(0), at);
+        let Some(base) = base else {
+            self.mark_broken(&s);
+            return Err(Note::Unreadable(src.addr()));
+        };
+        match (s.target, ctl) {
+            (Target::Generic(_), Some(ctl)) => {
+                if cx
+                    .regs
+                    .wrmsr(ctl, Self::expected_control(s.target))
+                    .is_err()
+                {
+                    self.mark_broken(&s);
+                    return Err(Note::Faulted(ctl));
+                }
+                self.proven |= 1 << s.ctr.unwrap_or(0);
+                self.live.msr += 1;
+            }
+            (Target::Fixed, _) => {
+                cx.regs.fixed_get().map_err(|Fault(a)| {
+                    self.broken |= FIXED_BIT;
+                    Note::Faulted(a)
+                })?;
+                self.live.msr += 1;
+            }
+            _ => self.live.imc += 1,
+        }
+        cx.tallies.start(i, src, base, at);
+        self.edit(i, |s| s.live = true);
+        Ok(())
     }
 
     /// Stops slot `i`'s counter and folds its last counts.
@@ -331,8 +338,8 @@ impl<H: Handle> PmuBox<H> {
         let mut note = None;
         for i in 0..MAX_BOX_EVENTS {
             if self.slots[i].is_some_and(|s| s.run && !s.live) {
-                if let Err(f) = self.hw_start(cx, i) {
-                    note = note.or(Some(Note::Faulted(f.0)));
+                if let Err(n) = self.hw_start(cx, i) {
+                    note = note.or(Some(n));
                 }
             }
         }
@@ -355,10 +362,8 @@ impl<H: Handle> PmuBox<H> {
             .iter()
             .position(Option::is_none)
             .ok_or(AddError::Busy)?;
-        if let Some(r) = self.request(target, None) {
-            if r.allowed == 0 {
-                return Err(AddError::Faulted);
-            }
+        if !self.can_count(target) {
+            return Err(AddError::Faulted);
         }
         if self.assignment(Some(target)).is_none() {
             return Err(AddError::Busy);
@@ -377,19 +382,19 @@ impl<H: Handle> PmuBox<H> {
             Ok(())
         } else if self.disabled == 0 {
             match self.reconcile(cx) {
-                Some(Note::Faulted(a)) if start && !self.slots[free].is_some_and(|s| s.live) => {
-                    Err(Fault(a))
+                Some(n) if n.is_fault() && start && !self.slots[free].is_some_and(|s| s.live) => {
+                    Err(n)
                 }
                 _ => Ok(()),
             }
         } else {
             self.program_early(cx, free)
         };
-        res.map_err(|Fault(a)| {
+        res.map_err(|n| {
             // Refused: the box forgets the event.
             cx.tallies.release(free);
             self.slots[free] = None;
-            AddError::Fault(a)
+            AddError::Fault(n)
         })
     }
 

@@ -13,6 +13,7 @@ use super::units::{Unit, UnitKind, ARB, CBOX, CLOCK, IMC};
 
 #[macro_use]
 mod rig;
+mod faults;
 mod moves;
 mod readers;
 mod sleep;
@@ -135,7 +136,7 @@ fn foreign_global_clear_is_repaired_by_the_watchdog() {
     // The timer's check, within a second: the control registers are intact, the global
     // enable is not.
     assert_eq!(r.check(), None);
-    assert!(r.p.global_enable(true));
+    assert_eq!(r.p.global_enable(true), Ok(true));
     r.p.inject(UnitKind::Cbox, 0, 0x34, 0x8f, 1000);
     r.read(1);
     assert_eq!(r.counts[1], 1100);
@@ -217,7 +218,10 @@ fn a_faulting_counter_is_an_error_once() {
     let mut r = Rig::new(&CBOX, 0);
     r.p.absent = Some(0x701);
     r.add(1, generic(0x8f34), true).unwrap();
-    assert_eq!(r.add(2, generic(0x1134), true), Err(AddError::Fault(0x701)));
+    assert_eq!(
+        r.add(2, generic(0x1134), true),
+        Err(AddError::Fault(Note::Faulted(0x701)))
+    );
     assert_eq!(r.b.len(), 1);
     // Never tried again: the box uses counter 0 alone, and multiplexes.
     assert_eq!(r.add(2, generic(0x1134), true), Err(AddError::Busy));
@@ -235,7 +239,7 @@ fn a_faulting_counter_is_an_error_once() {
     r.b.disable();
     assert_eq!(
         r.add(2, generic(0x1134), false),
-        Err(AddError::Fault(0x701))
+        Err(AddError::Fault(Note::Faulted(0x701)))
     );
     assert_eq!(r.enable(), None);
     assert_eq!(r.p.absent_tries, 1);

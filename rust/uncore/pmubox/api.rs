@@ -15,12 +15,14 @@ pub(crate) trait Regs {
     fn imc_read(&mut self, offset: u32) -> Option<u32>;
     /// A monotonic clock in ns, readable in any context (NMI included).
     fn now_ns(&mut self) -> u64;
-    /// Makes sure `MSR_UNC_PERF_GLOBAL_CTRL.EN` is set; `check` reads it first, else it is
-    /// only written when the package has not been enabled yet. Returns `true` if it had to be
-    /// set again after someone cleared it.
-    fn global_enable(&mut self, check: bool) -> bool;
-    /// One more user of the package's fixed counter: the first enables it.
-    fn fixed_get(&mut self);
+    /// Makes sure `MSR_UNC_PERF_GLOBAL_CTRL.EN` is set; `check` reads it first (a read that
+    /// faults tells nothing and writes nothing), else it is only written when the package has
+    /// not been enabled yet. Returns `true` if it had to be set again after someone cleared
+    /// it; the fault if the write faulted, now or before (then it is not tried again).
+    fn global_enable(&mut self, check: bool) -> Result<bool, Fault>;
+    /// One more user of the package's fixed counter: the first enables it. On a fault (now,
+    /// or before: then it is not tried again) the caller is not a user.
+    fn fixed_get(&mut self) -> Result<(), Fault>;
     /// One user less: the last disables it.
     fn fixed_put(&mut self);
 }
@@ -37,6 +39,25 @@ pub(crate) enum Note {
     Changed(u32),
     /// A register that faulted when written: its counter is not used again.
     Faulted(u32),
+    /// A counter whose read faulted: it is not used again.
+    Unreadable(u32),
+    /// A control register whose read faulted: its counter counts, but a change by someone
+    /// else is not seen; it is not read again.
+    Unwatched(u32),
+}
+
+impl Note {
+    /// The register the note names.
+    pub(crate) const fn addr(self) -> u32 {
+        match self {
+            Self::Changed(a) | Self::Faulted(a) | Self::Unreadable(a) | Self::Unwatched(a) => a,
+        }
+    }
+
+    /// Whether it reports a fault: said once per register, not rate-limited.
+    pub(crate) const fn is_fault(self) -> bool {
+        !matches!(self, Self::Changed(_))
+    }
 }
 
 /// Why `add` refused an event.
@@ -44,8 +65,8 @@ pub(crate) enum Note {
 pub(crate) enum AddError {
     /// No counter free now: perf multiplexes it.
     Busy,
-    /// Its counter's control register faulted, just now (for the one log line).
-    Fault(u32),
+    /// A register its counter needs faulted, just now (for the one log line).
+    Fault(Note),
     /// Every counter it may use faulted before: it can never count here.
     Faulted,
 }

@@ -8,7 +8,7 @@ use crate::uncore::regs::RegName;
 
 impl crate::uncore::Describe for Note {
     fn describe(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        let (Self::Changed(a) | Self::Faulted(a)) = *self;
+        let a = self.addr();
         write!(f, "{}", RegName(a))?;
         match self {
             Self::Changed(_) => write!(
@@ -20,6 +20,16 @@ impl crate::uncore::Describe for Note {
                 f,
                 " ({a:#x}) faulted when written (absent on this part, or refused by a \
                  hypervisor): its counter is not used; events that need it get EIO"
+            ),
+            Self::Unreadable(_) => write!(
+                f,
+                " ({a:#x}) faulted when read (absent on this part, or refused by a \
+                 hypervisor): its counter is not used; events that need it get EIO"
+            ),
+            Self::Unwatched(_) => write!(
+                f,
+                " ({a:#x}) faulted when read (refused by a hypervisor?): its counter counts, \
+                 but a change by another tool is not seen"
             ),
         }
     }

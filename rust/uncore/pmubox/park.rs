@@ -9,7 +9,7 @@
 //! accesses per event taken out and put back, where stopping and starting from scratch costs
 //! four (Linux's), and nothing counts for nobody in between.
 
-use super::{Cx, Fault, Parked, PmuBox, Regs};
+use super::{Cx, Fault, Note, Parked, PmuBox, Regs};
 use crate::uncore::event::Target;
 use crate::uncore::tally::Handle;
 
@@ -99,7 +99,7 @@ impl<H: Handle> PmuBox<H> {
         &mut self,
         cx: &mut Cx<'_, R, O>,
         i: usize,
-    ) -> Result<(), Fault> {
+    ) -> Result<(), Note> {
         let Some(s) = self.get(i) else {
             return Ok(());
         };
@@ -123,9 +123,10 @@ impl<H: Handle> PmuBox<H> {
             self.hw_start(cx, i)
         } else if self.proven & (1 << c) == 0 {
             let evtsel = self.evtsel(c);
-            cx.regs
-                .wrmsr(evtsel, 0)
-                .inspect_err(|_| self.faulted |= 1 << c)?;
+            cx.regs.wrmsr(evtsel, 0).map_err(|Fault(a)| {
+                self.faulted |= 1 << c;
+                Note::Faulted(a)
+            })?;
             self.proven |= 1 << c;
             Ok(())
         } else {

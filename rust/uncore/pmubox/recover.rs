@@ -5,8 +5,9 @@
 //! cost one access and check nothing: the package timer runs [`PmuBox::check`] once a second
 //! and [`PmuBox::poll`] before any counter can wrap.
 
-use super::{Cx, Note, PmuBox, Regs, MAX_BOX_EVENTS};
-use crate::uncore::tally::Handle;
+use super::{Cx, Note, PmuBox, Regs, FIXED_BIT, MAX_BOX_EVENTS};
+use crate::uncore::event::Target;
+use crate::uncore::tally::{Handle, Source};
 
 impl<H: Handle> PmuBox<H> {
     /// Whether the counters are due for their wrap poll at `now_ns`: a quarter of their
@@ -29,8 +30,12 @@ impl<H: Handle> PmuBox<H> {
             let Some(src) = cx.tallies.source(i) else {
                 continue;
             };
-            if self.fold(cx, i, src, false).is_some_and(|f| f.reset) {
-                note = note.or(Some(Note::Changed(src.addr())));
+            match self.fold(cx, i, src, false) {
+                Some(f) if f.reset => note = note.or(Some(Note::Changed(src.addr()))),
+                Some(_) => {}
+                // A counter that stopped answering: its event keeps what it counted, and the
+                // counter goes to no event again (the next `add` gets EIO). Said once.
+                None => note = note.or(self.lost_counter(i, src)),
             }
         }
         note
@@ -54,16 +59,32 @@ impl<H: Handle> PmuBox<H> {
             let Some(s) = self.get(i).filter(|s| s.live) else {
                 continue;
             };
-            if let (_, Some(ctl)) = self.source(&s) {
-                if cx.regs.rdmsr(ctl) != Some(Self::expected_control(s.target)) {
+            let (_, Some(ctl)) = self.source(&s) else {
+                continue;
+            };
+            let watch = match s.target {
+                Target::Fixed => FIXED_BIT,
+                _ => 1 << s.ctr.unwrap_or(0),
+            };
+            if self.unwatched & watch != 0 {
+                continue;
+            }
+            match cx.regs.rdmsr(ctl) {
+                // Not a change: nothing to repair, and no reason to read it every tick.
+                None => {
+                    self.unwatched |= watch;
+                    note = note.or(Some(Note::Unwatched(ctl)));
+                }
+                Some(v) if v != Self::expected_control(s.target) => {
                     note = note.or(Some(Note::Changed(ctl)));
                     bad |= 1 << i;
                 }
+                Some(_) => {}
             }
         }
         if bad != 0 {
             // The global enable may be gone too (a reset clears everything).
-            cx.regs.global_enable(true);
+            let _ = cx.regs.global_enable(true);
         }
         for i in (0..MAX_BOX_EVENTS).filter(|i| bad & (1 << i) != 0) {
             let Some(s) = self.get(i) else {
@@ -78,6 +99,15 @@ impl<H: Handle> PmuBox<H> {
             cx.tallies.rebase(i, src, cx.regs);
         }
         note
+    }
+
+    /// Slot `i`'s counter `src` faulted when the poll read it: marks it broken; the note the
+    /// first time.
+    fn lost_counter(&mut self, i: usize, src: Source) -> Option<Note> {
+        let s = self.get(i)?;
+        let (faulted, broken) = (self.faulted, self.broken);
+        self.mark_broken(&s);
+        (faulted != self.faulted || broken != self.broken).then_some(Note::Unreadable(src.addr()))
     }
 
     /// Before the package loses its registers (suspend): folds every live counter.
@@ -97,7 +127,7 @@ impl<H: Handle> PmuBox<H> {
             };
             let (src, ctl) = self.source(&s);
             if let Some(ctl) = ctl {
-                cx.regs.global_enable(true);
+                let _ = cx.regs.global_enable(true);
                 let _ = cx.regs.wrmsr(ctl, Self::expected_control(s.target));
             }
             cx.tallies.rebase(i, src, cx.regs);

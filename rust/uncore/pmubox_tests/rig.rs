@@ -5,7 +5,9 @@
 
 use super::super::event::Target;
 use super::super::pmubox::{AddError, Fault, Note, PmuBox, Regs};
-use super::super::regs::{FixedCtrl, GlobalCtrl, PerfEvtSel, MSR_UNC_PERF_GLOBAL_CTRL};
+use super::super::regs::{
+    FixedCtrl, GlobalCtrl, PerfEvtSel, MSR_UNC_PERF_FIXED_CTRL, MSR_UNC_PERF_GLOBAL_CTRL,
+};
 use super::super::sim::{count::Rates, model::Stats, SimUncore};
 use super::super::tally::{Pending, Tallies};
 use super::super::units::{Unit, UnitKind};
@@ -24,6 +26,10 @@ pub(super) struct Pkg {
     /// Time the driver's clock missed (ns): suspend-to-idle stops CLOCK_MONOTONIC while the
     /// uncore counts on.
     pub(super) clock_missed: u64,
+    /// The global enable's write faulted: it is not tried again (as the engine's package).
+    pub(super) global_faulted: bool,
+    /// The fixed counter's enable faulted: it is not tried again.
+    pub(super) fixed_faulted: bool,
 }
 
 impl Pkg {
@@ -36,6 +42,8 @@ impl Pkg {
             absent: None,
             absent_tries: 0,
             clock_missed: 0,
+            global_faulted: false,
+            fixed_faulted: false,
         }
     }
 
@@ -79,33 +87,45 @@ impl Regs for Pkg {
     fn now_ns(&mut self) -> u64 {
         self.now - self.clock_missed
     }
-    fn global_enable(&mut self, check: bool) -> bool {
+    fn global_enable(&mut self, check: bool) -> Result<bool, Fault> {
+        if self.global_faulted {
+            return Err(Fault(MSR_UNC_PERF_GLOBAL_CTRL));
+        }
         let en = GlobalCtrl::DRIVER_VALUE.into_raw();
-        if check {
-            let ok = self.rdmsr(MSR_UNC_PERF_GLOBAL_CTRL) == Some(en);
-            if !ok {
-                let _ = self.wrmsr(MSR_UNC_PERF_GLOBAL_CTRL, en);
-            }
-            self.global_on = true;
-            return !ok;
+        let cleared = if check {
+            // A read that faults tells nothing.
+            self.rdmsr(MSR_UNC_PERF_GLOBAL_CTRL)
+                .is_some_and(|v| v != en)
+        } else {
+            !self.global_on
+        };
+        if cleared {
+            self.wrmsr(MSR_UNC_PERF_GLOBAL_CTRL, en)
+                .inspect_err(|_| self.global_faulted = true)?;
         }
-        if !self.global_on {
-            let _ = self.wrmsr(MSR_UNC_PERF_GLOBAL_CTRL, en);
-            self.global_on = true;
-        }
-        false
+        let was = self.global_on;
+        self.global_on = true;
+        Ok(was && cleared && check)
     }
-    fn fixed_get(&mut self) {
+    fn fixed_get(&mut self) -> Result<(), Fault> {
+        if self.fixed_faulted {
+            return Err(Fault(MSR_UNC_PERF_FIXED_CTRL));
+        }
         self.fixed_users += 1;
         if self.fixed_users == 1 {
             let v = FixedCtrl::DRIVER_VALUE.into_raw();
-            let _ = self.wrmsr(0x394, v);
+            if let Err(f) = self.wrmsr(MSR_UNC_PERF_FIXED_CTRL, v) {
+                self.fixed_users -= 1;
+                self.fixed_faulted = true;
+                return Err(f);
+            }
         }
+        Ok(())
     }
     fn fixed_put(&mut self) {
         self.fixed_users -= 1;
         if self.fixed_users == 0 {
-            let _ = self.wrmsr(0x394, 0);
+            let _ = self.wrmsr(MSR_UNC_PERF_FIXED_CTRL, 0);
         }
     }
 }

@@ -21,6 +21,10 @@ pub(crate) enum Fault {
     ReadOnly(u32),
     /// No IMC counter at this MCHBAR offset (or no IMC).
     UnknownMmio(u32),
+    /// The register exists but refuses a write setting its enable bit.
+    EnableRefused(u32),
+    /// The register exists but its reads fault.
+    ReadRefused(u32),
 }
 
 /// How a CBo's counters past [`SimUncore::set_cbo_counters`] are missing: the cases a part's
@@ -90,6 +94,11 @@ pub(crate) struct SimUncore {
     pub(super) absent: u32,
     /// How the counters past `cbo_counters` are missing.
     pub(super) missing_as: MissingAs,
+    /// An MSR that exists but refuses a write setting its enable bit
+    /// ([`Self::set_en_faults`]), or 0.
+    pub(super) en_faults: u32,
+    /// An MSR whose reads fault while writes work ([`Self::set_read_faults`]), or 0.
+    pub(super) read_faults: u32,
 }
 
 /// Who writes an MSR: the driver under test, or another tool (not counted, not its fault).
@@ -136,6 +145,8 @@ impl SimUncore {
             last_fault: None,
             absent: 0,
             missing_as: MissingAs::Absent,
+            en_faults: 0,
+            read_faults: 0,
         }
     }
 
@@ -269,6 +280,9 @@ impl SimUncore {
         let Some(reg) = self.decode(msr) else {
             return Err(self.fault(Fault::UnknownMsr(msr)));
         };
+        if msr == self.read_faults {
+            return Err(self.fault(Fault::ReadRefused(msr)));
+        }
         Ok(match reg {
             Loc::GlobalCtrl => self.global_ctrl,
             Loc::GlobalStatus => self.global_status,
@@ -322,6 +336,9 @@ impl SimUncore {
         if value & !defined != 0 {
             let bits = value & !defined;
             return Err(refuse(self, Fault::ReservedBits { msr, bits }));
+        }
+        if msr == self.en_faults && value & Self::enable_bit(reg) != 0 {
+            return Err(refuse(self, Fault::EnableRefused(msr)));
         }
         match reg {
             Loc::GlobalCtrl => self.global_ctrl = value,
@@ -382,6 +399,27 @@ impl SimUncore {
     /// parts; 0 makes every register present again.
     pub(crate) fn set_absent(&mut self, msr: u32) {
         self.absent = msr;
+    }
+
+    /// Makes MSR `msr` refuse any write that sets its enable bit (`EN`, `CNT_EN`), as a
+    /// hypervisor that lets the register exist but not count; 0: none.
+    pub(crate) fn set_en_faults(&mut self, msr: u32) {
+        self.en_faults = msr;
+    }
+
+    /// Makes reads of MSR `msr` fault while its writes work; 0: none.
+    pub(crate) fn set_read_faults(&mut self, msr: u32) {
+        self.read_faults = msr;
+    }
+
+    /// The bit of a control register that makes its counter(s) count; 0 for the others.
+    fn enable_bit(reg: Loc) -> u64 {
+        match reg {
+            Loc::GlobalCtrl => GlobalCtrl::DRIVER_VALUE.into_raw(),
+            Loc::FixedCtrl => FixedCtrl::DRIVER_VALUE.into_raw(),
+            Loc::EvtSel(..) => PerfEvtSel::from_raw(0).with(PerfEvtSel::EN, 1).into_raw(),
+            _ => 0,
+        }
     }
 
     /// 32-bit MMIO read at MCHBAR + `offset`.

@@ -128,6 +128,17 @@ pub(crate) enum FaultCmd {
         /// The MSR address.
         msr: u32,
     },
+    /// `en-faults ADDR`: the MSR exists, but a write that sets its enable bit faults, as
+    /// under a hypervisor that lets it exist but not count (0: none).
+    EnFaults {
+        /// The MSR address.
+        msr: u32,
+    },
+    /// `read-faults ADDR`: reads of the MSR fault, its writes work (0: none).
+    ReadFaults {
+        /// The MSR address.
+        msr: u32,
+    },
     /// `idle MS`: as `late MS`, and then the system wakes from suspend-to-idle (the wake-up
     /// interrupt of a real machine).
     Idle {
@@ -136,8 +147,8 @@ pub(crate) enum FaultCmd {
     },
 }
 
-/// Parses a `fault` line: `reset`, `wrmsr ADDR VALUE`, `absent ADDR`, `late MS` or `idle MS`
-/// (numbers decimal or 0x hex).
+/// Parses a `fault` line: `reset`, `wrmsr ADDR VALUE`, `absent ADDR`, `en-faults ADDR`,
+/// `read-faults ADDR`, `late MS` or `idle MS` (numbers decimal or 0x hex).
 pub(crate) fn parse_fault(line: &str) -> Result<FaultCmd, ParseError> {
     let mut f = line.split_ascii_whitespace();
     let cmd = match f.next().ok_or(ParseError::FieldCount)? {
@@ -146,6 +157,12 @@ pub(crate) fn parse_fault(line: &str) -> Result<FaultCmd, ParseError> {
             ms: parse_num(f.next().ok_or(ParseError::FieldCount)?)?,
         },
         "absent" => FaultCmd::Absent {
+            msr: narrow(parse_num(f.next().ok_or(ParseError::FieldCount)?)?)?,
+        },
+        "en-faults" => FaultCmd::EnFaults {
+            msr: narrow(parse_num(f.next().ok_or(ParseError::FieldCount)?)?)?,
+        },
+        "read-faults" => FaultCmd::ReadFaults {
             msr: narrow(parse_num(f.next().ok_or(ParseError::FieldCount)?)?)?,
         },
         "idle" => FaultCmd::Idle {
@@ -218,6 +235,15 @@ mod tests {
             parse_fault("absent 0x701"),
             Ok(FaultCmd::Absent { msr: 0x701 })
         );
+        assert_eq!(
+            parse_fault("en-faults 0x394"),
+            Ok(FaultCmd::EnFaults { msr: 0x394 })
+        );
+        assert_eq!(
+            parse_fault("read-faults 0x706"),
+            Ok(FaultCmd::ReadFaults { msr: 0x706 })
+        );
+        assert!(parse_fault("read-faults").is_err());
         assert_eq!(parse_fault("  reset  "), Ok(FaultCmd::Reset));
         assert_eq!(
             parse_fault("wrmsr 0xe01 0\n"),
