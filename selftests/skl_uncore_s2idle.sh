@@ -1,0 +1,90 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# A real suspend-to-idle with a frozen clock, as on a laptop, while skl_uncore.ko counts UCLK
+# and LLC lookups on the emulated silicon (vm-run --silicon --s2idle-wake SEC --add
+# s2idle_halt.ko). The test cpuidle driver s2idle_halt.ko gives the guest an idle state with
+# ->enter_s2idle, so the s2idle loop reaches tick_freeze() on every CPU and timekeeping is
+# suspended: CLOCK_MONOTONIC stops while the uncore keeps counting. The host wakes the guest
+# through ttyS1 after SEC seconds and tells it how long it waited. Checked: the clock really
+# froze (CLOCK_MONOTONIC advanced less than half the host's wait, CLOCK_BOOTTIME by the
+# wait), both counts equal the model's tally and hold the whole sleep, and the driver logged
+# nothing (no register was reset: s2idle keeps the uncore's state).
+#
+# Usage: skl_uncore_s2idle.sh [SEC]   SEC: the host's --s2idle-wake delay (default 30)
+. /selftests/lib.sh
+
+sec=${1:-30}
+PO=/selftests/perf_open
+CPUIDLE=/sys/devices/system/cpu/cpuidle
+# UCLK 800 MHz; LLC lookups at 1e9/s, a busy LLC: over SEC seconds both step further than
+# the top rate (5e9/s) allows in the second or so of CLOCK_MONOTONIC the sleep shows.
+uclk=800000000 lookups=1000000000
+ktap_header
+
+grep -qw freeze /sys/power/state || { echo "Bail out! no suspend-to-idle in /sys/power/state"; exit 1; }
+[ -e /sys/class/tty/ttyS1/power/wakeup ] || { echo "Bail out! no ttyS1 wakeup (vm-run --s2idle-wake)"; exit 1; }
+check "no idle driver of its own in this guest" "none" "$(cat $CPUIDLE/current_driver 2>&1)"
+insmod /add/s2idle_halt.ko || { echo "Bail out! insmod s2idle_halt.ko failed (CONFIG_CPU_IDLE?)"; exit 1; }
+check "s2idle_halt is the idle driver" "s2idle_halt" "$(cat $CPUIDLE/current_driver)"
+insmod /lib/skl/skl_uncore.ko || { echo "Bail out! insmod skl_uncore failed"; exit 1; }
+skl-silicon rate clock 0 $uclk
+skl-silicon rate cbox 0 $lookups
+
+# The wakeup source: ttyS1 held open, raw, wakeup enabled; what the host writes lands in
+# /tmp/wake.
+stty -F /dev/ttyS1 raw -echo
+cat /dev/ttyS1 > /tmp/wake &
+catpid=$!
+echo enabled > /sys/class/tty/ttyS1/power/wakeup
+# CLOCK_MONOTONIC (ns, /proc/timer_list's "now") and CLOCK_BOOTTIME (s, /proc/uptime).
+cat > /tmp/clocks <<'EOF'
+echo $(sed -n 's/^now at \([0-9]*\) nsecs$/\1/p' /proc/timer_list | head -n1) $(cut -d' ' -f1 /proc/uptime)
+EOF
+
+# The kernel's log from here on (dmesg -c would hide the boot from vm-run's splat scan).
+n0=$(dmesg | wc -l)
+since() { dmesg | tail -n +$((n0 + 1)); }
+skl-silicon tally-reset
+# A reader on CPU 0 reads both events in a loop (perf_open -R 1): the first read after the
+# wakeup folds the sleep's step while the events stay open, so a step taken for a reset would
+# also be logged by the package timer within the 1.5 s that follow.
+out=$($PO -R 1 -r "sleep 1.5; sh /tmp/clocks > /tmp/t0; echo sleep > /dev/ttyS1
+	echo freeze > /sys/power/state; echo \$? > /tmp/frc
+	sh /tmp/clocks > /tmp/t1; echo awake > /dev/ttyS1; sleep 1.5" \
+	uncore_clock/0xff uncore_cbox_0/0x8f34 2>&1)
+tclk=$(skl-silicon tally clock 0 | cut -d' ' -f1)
+tcbo=$(skl-silicon tally cbox 0 | cut -d' ' -f1)
+kill $catpid
+echo "$out" | sed 's/^/# /'
+counts=$(echo $(echo "$out" | sed -n 's/^count \([0-9]*\) .*/\1/p'))
+host=$(head -n1 /tmp/wake | tr -d '\r')
+read -r m0 b0 < /tmp/t0
+read -r m1 b1 < /tmp/t1
+dmono=$(awk -v a="$m0" -v b="$m1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+dboot=$(awk -v a="$b0" -v b="$b1" 'BEGIN { printf "%.2f", b - a }')
+echo "# host waited ${host:-?} s; across the freeze CLOCK_MONOTONIC advanced $dmono s, CLOCK_BOOTTIME $dboot s"
+echo "# model's tally: clock $tclk, cbox_0 $tcbo"
+
+check "echo freeze > /sys/power/state returned 0" "0" "$(cat /tmp/frc)"
+check "the guest went through suspend-to-idle and back" "1 1" \
+	"$(since | grep -c 'PM: suspend entry (s2idle)') $(since | grep -c 'PM: suspend exit')"
+usage=$(cat /sys/devices/system/cpu/cpu[0-9]*/cpuidle/state1/s2idle/usage | awk '$1 > 0' | wc -l)
+check "every CPU entered the s2idle state (tick_freeze() on each)" \
+	"$(ls -d /sys/devices/system/cpu/cpu[0-9]* | wc -l)" "$usage"
+check "the host woke the guest after waiting at least $sec s" "yes" \
+	"$(awk -v h="${host:-0}" -v s="$sec" 'BEGIN { print (h >= s ? "yes" : "no (" h ")") }')"
+check "the clock froze: CLOCK_MONOTONIC advanced less than half the host's wait" "yes" \
+	"$(awk -v m="$dmono" -v h="${host:-0}" 'BEGIN { print (m < h / 2 ? "yes" : "no (" m " s of " h " s)") }')"
+check "CLOCK_BOOTTIME took in the sleep: the host's wait, -2 s .. +10 s" "yes" \
+	"$(awk -v b="$dboot" -v h="${host:-0}" 'BEGIN { print (b >= h - 2 && b <= h + 10 ? "yes" : "no (" b " s)") }')"
+check "clockticks and LLC lookups across s2idle = the model's tally" "$tclk $tcbo" "$counts"
+set -- $counts
+check "the counts hold the sleep: at least UCLK and the lookup rate times the host's wait" "yes yes" \
+	"$(awk -v c="${1:-0}" -v l="${2:-0}" -v h="${host:-0}" -v u=$uclk -v r=$lookups \
+		'BEGIN { print (c >= u * h ? "yes" : "no"), (l >= r * h ? "yes" : "no") }')"
+check "the driver logged nothing (no register found reset or changed)" "" "$(since | grep skl_uncore)"
+rmmod skl_uncore
+check "rmmod skl_uncore" "0" "$?"
+rmmod s2idle_halt
+check "rmmod s2idle_halt: no idle driver again" "none" "$(cat $CPUIDLE/current_driver)"
+ktap_end
