@@ -4,12 +4,13 @@
  * named, as a BPF tool does, while a command runs; then prints what each event counted.
  * No libbpf: raw bpf(2) calls and a program assembled here from <linux/bpf.h>'s encodings.
  *
- *   bpf_read -c CPUS [-r CMD] PMU/CONFIG...
+ *   bpf_read -c CPUS [-n PASSES] [-r CMD] PMU/CONFIG...
  *
  * Opens each event (disabled, inherit 0, on the first CPU of the PMU's cpumask, as perf does
  * for an uncore PMU), stores the fds in a BPF_MAP_TYPE_PERF_EVENT_ARRAY, loads a
  * BPF_PROG_TYPE_RAW_TRACEPOINT program that calls bpf_perf_event_read_value() on every slot
- * of the map and returns how many calls succeeded, and enables the events. Then one reader
+ * of the map, PASSES times over (default 1), and returns how many calls succeeded, and
+ * enables the events. Then one reader
  * per CPU of CPUS (comma-separated), pinned there, runs the program in a loop with
  * BPF_PROG_TEST_RUN and BPF_F_TEST_RUN_ON_CPU (so the program runs on that CPU, whatever the
  * scheduler does), `sh -c CMD` runs (default "sleep 1"), the readers stop, the events are
@@ -38,6 +39,7 @@
 #include <unistd.h>
 
 #define MAX_EVENTS 16
+#define MAX_CALLS 256
 #define MAX_READERS 64
 
 /* What one reader did; written by the reader alone, read by the parent after it stopped. */
@@ -123,7 +125,7 @@ static struct bpf_insn insn(uint8_t code, uint8_t dst, uint8_t src, int16_t off,
 /*
  * The program, for N events (R10 is the frame pointer, R6 callee-saved):
  *	r6 = 0
- *	for each slot i:
+ *	PASSES times, for each slot i:
  *		r1 = map (ld_imm64, BPF_PSEUDO_MAP_FD: two instructions, the second all zero but
  *			  for the upper 32 bits of the immediate, 0 here)
  *		r2 = i                      (flags: the slot's index)
@@ -135,15 +137,15 @@ static struct bpf_insn insn(uint8_t code, uint8_t dst, uint8_t src, int16_t off,
  *	r0 = r6
  *	exit
  */
-static int assemble(struct bpf_insn *p, int map_fd, int n)
+static int assemble(struct bpf_insn *p, int map_fd, int n, int passes)
 {
 	int len = 0, i;
 
 	p[len++] = insn(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_6, 0, 0, 0);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n * passes; i++) {
 		p[len++] = insn(BPF_LD | BPF_DW | BPF_IMM, BPF_REG_1, BPF_PSEUDO_MAP_FD, 0, map_fd);
 		p[len++] = insn(0, 0, 0, 0, 0);
-		p[len++] = insn(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_2, 0, 0, i);
+		p[len++] = insn(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_2, 0, 0, i % n);
 		p[len++] = insn(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_3, BPF_REG_10, 0, 0);
 		p[len++] = insn(BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_3, 0, 0,
 				-(int32_t)sizeof(struct bpf_perf_event_value));
@@ -158,16 +160,16 @@ static int assemble(struct bpf_insn *p, int map_fd, int n)
 	return len;
 }
 
-static int load(int map_fd, int n)
+static int load(int map_fd, int n, int passes)
 {
-	static struct bpf_insn prog[2 + 9 * MAX_EVENTS];
+	static struct bpf_insn prog[3 + 9 * MAX_CALLS];
 	static char log[65536];
 	union bpf_attr a;
 	int fd;
 
 	memset(&a, 0, sizeof(a));
 	a.prog_type = BPF_PROG_TYPE_RAW_TRACEPOINT;
-	a.insn_cnt = assemble(prog, map_fd, n);
+	a.insn_cnt = assemble(prog, map_fd, n, passes);
 	a.insns = (uintptr_t)prog;
 	/* bpf_perf_event_read_value() is GPL-only. */
 	a.license = (uintptr_t)"GPL";
@@ -182,7 +184,7 @@ static int load(int map_fd, int n)
 	return fd;
 }
 
-/* Runs the program on @cpu until killed. */
+/* Runs the program (@n reads a run) on @cpu until killed. */
 static void reader(int prog_fd, int cpu, int n, struct reader_stats *st)
 {
 	cpu_set_t set;
@@ -211,26 +213,29 @@ static void reader(int prog_fd, int cpu, int n, struct reader_stats *st)
 
 int main(int argc, char **argv)
 {
-	int fds[MAX_EVENTS], cpus[MAX_READERS], nr = 0, n = 0, map_fd, prog_fd, opt, i, rc;
+	int fds[MAX_EVENTS], cpus[MAX_READERS], nr = 0, n = 0, passes = 1, map_fd, prog_fd, opt, i, rc;
 	pid_t kids[MAX_READERS];
 	const char *cmd = "sleep 1";
 	struct reader_stats *st;
 	union bpf_attr a;
 	char *c;
 
-	while ((opt = getopt(argc, argv, "c:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:n:r:")) != -1) {
 		if (opt == 'c') {
 			for (c = strtok(optarg, ","); c && nr < MAX_READERS; c = strtok(NULL, ","))
 				cpus[nr++] = atoi(c);
+		} else if (opt == 'n') {
+			passes = atoi(optarg);
 		} else if (opt == 'r') {
 			cmd = optarg;
 		} else {
 			return 2;
 		}
 	}
-	if (!nr || optind == argc || argc - optind > MAX_EVENTS) {
-		fprintf(stderr, "usage: bpf_read -c CPUS [-r CMD] PMU/CONFIG... (up to %d)\n",
-			MAX_EVENTS);
+	if (!nr || optind == argc || argc - optind > MAX_EVENTS || passes < 1 ||
+	    passes * (argc - optind) > MAX_CALLS) {
+		fprintf(stderr, "usage: bpf_read -c CPUS [-n PASSES] [-r CMD] PMU/CONFIG... "
+			"(up to %d events, %d reads a run)\n", MAX_EVENTS, MAX_CALLS);
 		return 2;
 	}
 
@@ -258,7 +263,7 @@ int main(int argc, char **argv)
 		if (sys_bpf(BPF_MAP_UPDATE_ELEM, &a))
 			die("BPF_MAP_UPDATE_ELEM");
 	}
-	prog_fd = load(map_fd, n);
+	prog_fd = load(map_fd, n, passes);
 
 	st = mmap(NULL, sizeof(*st) * nr, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (st == MAP_FAILED)
@@ -275,7 +280,7 @@ int main(int argc, char **argv)
 			die("fork");
 		}
 		if (!kids[i])
-			reader(prog_fd, cpus[i], n, &st[i]);
+			reader(prog_fd, cpus[i], n * passes, &st[i]);
 	}
 	/* Every reader runs before the command starts. */
 	for (i = 0; i < nr; i++) {
