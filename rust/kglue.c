@@ -80,6 +80,11 @@ unsigned int skl_glue_current_cpu(void)
 	return raw_smp_processor_id();
 }
 
+bool skl_glue_this_cpu_active(void)
+{
+	return cpu_active(raw_smp_processor_id());
+}
+
 void skl_glue_raw_spin_lock_init(raw_spinlock_t *lock, const char *name,
 				 struct lock_class_key *key)
 {

@@ -24,7 +24,7 @@ use kernel::{
 use super::{log, Hw};
 use crate::kabi::{
     lock::RawSpinLock,
-    perf::{Event, EventRef},
+    perf::{EventRef, ReadEvent},
     platform,
     poller::{PackageWork, Poller},
 };
@@ -195,7 +195,7 @@ pub(super) trait PackageExt {
     ) -> R;
     /// A read(2), from any context and any CPU of the package, without the box's lock: one
     /// counter access.
-    fn read(&self, slot: usize, ev: &Event);
+    fn read(&self, slot: usize, ev: &ReadEvent);
     /// Before sleep (boot CPU, interrupts off): fold every box's counts.
     fn suspend(&self);
     /// After sleep: the registers are at power-on values; program every live event again.
@@ -231,7 +231,7 @@ impl PackageExt for Arc<Package> {
         r
     }
 
-    fn read(&self, slot: usize, ev: &Event) {
+    fn read(&self, slot: usize, ev: &ReadEvent) {
         if let Some(d) = self.boxes[slot]
             .tallies
             .read(ev.handle(), &mut PkgRegs(self))

@@ -10,7 +10,7 @@ use super::{
     Engine, Why,
 };
 use crate::kabi::{
-    perf::{Event, InitEvent, PmuOps, EF_START, EF_UPDATE, HES_STOPPED, HES_UPTODATE},
+    perf::{Event, InitEvent, PmuOps, ReadEvent, EF_START, EF_UPDATE, HES_STOPPED, HES_UPTODATE},
     platform,
     sysfs::{PmuAttrs, StrAttr},
 };
@@ -214,8 +214,15 @@ impl PmuOps for UncorePmu {
     }
 
     fn del(&self, ev: &Event, _flags: u32) {
+        // On a CPU going offline, perf is moving the event to another CPU of the package:
+        // its counter counts on for it until that `add`.
+        let moving = platform::this_cpu_leaving();
         self.package_of(ev).with_box(self.slot, |b, cx| {
-            b.del(cx, ev.handle());
+            if moving {
+                b.depart(cx, ev.handle());
+            } else {
+                b.del(cx, ev.handle());
+            }
             ((), None)
         });
         ev.set_state(HES_STOPPED | HES_UPTODATE);
@@ -240,8 +247,9 @@ impl PmuOps for UncorePmu {
         ev.set_state(ev.state() | HES_STOPPED | uptodate);
     }
 
-    fn read(&self, ev: &Event) {
-        self.package_of(ev).read(self.slot, ev);
+    fn read(&self, ev: &ReadEvent) {
+        // Perf reads on a CPU of the event's package (this one's or, by IPI, the event's).
+        self.engine.package_here().read(self.slot, ev);
     }
 
     fn pmu_disable(&self) {

@@ -29,6 +29,9 @@ unsigned int skl_glue_cores_per_package(void);
 int skl_glue_online_cpu_in_package(unsigned int pkg);
 unsigned int skl_glue_current_cpu(void);
 
+/* Whether the CPU we run on is active (false while it goes offline: perf moves its events). */
+bool skl_glue_this_cpu_active(void);
+
 struct lock_class_key;
 struct raw_spinlock;
 

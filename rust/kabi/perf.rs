@@ -3,7 +3,9 @@
 //! A safe face for the parts of perf's PMU API the driver uses.
 //!
 //! [`PmuRegistration`] owns a `struct pmu` of package scope and routes perf's callbacks to a
-//! [`PmuOps`] implementation; [`Event`] wraps a `struct perf_event` with typed accessors. All
+//! [`PmuOps`] implementation. Each callback gets the event as a type that offers only what is
+//! sound in that callback's context ([`InitEvent`], [`Event`], [`ReadEvent`]): the
+//! concurrency rules of perf's core are written on [`PmuOps`] and enforced by those types. All
 //! raw pointer work for perf lives here; nothing in it is specific to the uncore.
 //!
 //! A driver implements [`PmuOps`] and registers it:
@@ -14,7 +16,8 @@
 //!     fn attrs(&self) -> &PmuAttrs { ... }
 //!     fn event_init(&self, ev: &InitEvent) -> Result { ev.set_hw_config(0); Ok(()) }
 //!     fn add(&self, ev: &Event, flags: u32) -> Result { ... }
-//!     // del, start, stop, read, pmu_enable, pmu_disable
+//!     fn read(&self, ev: &ReadEvent) { ev.add_count(...) }
+//!     // del, start, stop, pmu_enable, pmu_disable
 //! }
 //! let reg = KBox::pin_init(PmuRegistration::register(name, Counter, module), GFP_KERNEL)?;
 //! ```
@@ -31,7 +34,7 @@ use kernel::{
     types::Opaque,
 };
 
-pub(crate) use event::{Event, EventRef, InitEvent};
+pub(crate) use event::{Event, EventRef, InitEvent, ReadEvent};
 
 use super::perf_sys as sys;
 
@@ -51,27 +54,50 @@ const SCOPE_PKG: u32 = sys::perf_pmu_scope_PERF_PMU_SCOPE_PKG;
 
 /// What a PMU does; perf's callbacks land here.
 ///
-/// `add`, `del`, `start`, `stop` and `read` run with interrupts off under perf's raw context
-/// lock: implementations must not sleep or take sleeping locks (nor Rust's `SpinLock`, which
-/// lockdep's raw-lock nesting check rejects there).
+/// The PMU has package scope and no task context: every event is a CPU event, installed in
+/// the context of one CPU of its package (the PMU's `cpumask`), and moved by perf to another
+/// CPU of the package when that one goes offline (`del` on the old CPU, `add` on the new).
+///
+/// # Context
+///
+/// - `event_init` runs in process context, before the event is installed: nothing else
+///   reaches it yet. It may sleep.
+/// - `add`, `del`, `start` and `stop` run on the event's CPU with interrupts off, holding the
+///   event's context lock (a raw spinlock): perf serialises them per event, and per CPU
+///   context. They get an [`Event`], through which the driver's `hw` state is theirs.
+/// - `read` runs on any CPU of the event's package (perf's `PERF_EV_CAP_READ_SCOPE`), in any
+///   context: from `read(2)` under the context lock, but from `perf_event_read_local` (BPF's
+///   `bpf_perf_event_read_value`, and NMI handlers) with only local interrupts off, while
+///   `add`, `del`, `start` and `stop` of the same event run on another CPU. It gets a
+///   [`ReadEvent`]: the event's identity and an atomic count, nothing perf's lock guards. An
+///   implementation may not wait for any lock the scheduling callbacks take (the interrupted
+///   code may hold it), nor allocate.
+/// - `pmu_disable` and `pmu_enable` bracket the scheduling of this PMU on the calling CPU,
+///   any CPU, with interrupts off; they nest per CPU, and several CPUs may be inside at once.
+///
+/// None of them may sleep or take a sleeping lock, nor Rust's `SpinLock` (a sleeping lock
+/// under `PREEMPT_RT`, which lockdep's raw-lock nesting check rejects there), except
+/// `event_init`.
 pub(crate) trait PmuOps: Sync {
     /// The PMU's sysfs groups (`format/`, `events/`, `cpumask`).
     fn attrs(&self) -> &super::sysfs::PmuAttrs;
     /// Accepts or refuses a new event (process context).
     fn event_init(&self, ev: &InitEvent) -> Result;
-    /// Schedules the event onto the PMU.
+    /// Schedules the event onto the PMU (event's CPU, context lock held).
     fn add(&self, ev: &Event, flags: u32) -> Result;
-    /// Removes the event from the PMU.
+    /// Removes the event from the PMU (event's CPU, context lock held); its count must be up
+    /// to date when this returns.
     fn del(&self, ev: &Event, flags: u32);
-    /// Starts counting.
+    /// Starts counting (event's CPU, context lock held).
     fn start(&self, ev: &Event, flags: u32);
-    /// Stops counting.
+    /// Stops counting (event's CPU, context lock held).
     fn stop(&self, ev: &Event, flags: u32);
-    /// Folds the hardware count into the event's count; may run on any CPU of the package.
-    fn read(&self, ev: &Event);
+    /// Folds the hardware count into the event's count: any CPU of the package, any context,
+    /// NMI included, concurrently with the other callbacks on another CPU.
+    fn read(&self, ev: &ReadEvent);
     /// Perf starts (re)scheduling this PMU on the calling CPU.
     fn pmu_disable(&self);
-    /// Perf is done (re)scheduling: program what changed.
+    /// Perf is done (re)scheduling on the calling CPU: program what changed.
     fn pmu_enable(&self);
 }
 
@@ -181,16 +207,24 @@ impl<T: PmuOps> PinnedDrop for PmuRegistration<T> {
 /// # Safety
 ///
 /// `event` is a live event of a PMU registered by `PmuRegistration<T>`.
-unsafe fn reg_of<'a, T: PmuOps>(
+unsafe fn reg_of<'a, T: PmuOps>(event: *mut sys::perf_event) -> &'a PmuRegistration<T> {
+    // SAFETY: Guaranteed by the caller; `event->pmu` was set by perf before the callback and
+    // does not change.
+    unsafe { PmuRegistration::<T>::from_pmu((*event).pmu) }
+}
+
+/// The registration and the event of a scheduling callback.
+///
+/// # Safety
+///
+/// As for [`reg_of`], and the caller is `add`, `del`, `start` or `stop`, which perf calls on
+/// the event's CPU with its context lock held, for the duration of the callback.
+unsafe fn sched_of<'a, T: PmuOps>(
     event: *mut sys::perf_event,
 ) -> (&'a PmuRegistration<T>, &'a Event) {
-    // SAFETY: Guaranteed by the caller; `event->pmu` was set by perf before the callback.
-    unsafe {
-        (
-            PmuRegistration::<T>::from_pmu((*event).pmu),
-            Event::from_raw(event),
-        )
-    }
+    // SAFETY: Guaranteed by the caller: the event is live for the callback and perf holds its
+    // context lock on its CPU, as `Event` requires.
+    unsafe { (reg_of::<T>(event), Event::from_raw(event)) }
 }
 
 /// # Safety
@@ -198,7 +232,7 @@ unsafe fn reg_of<'a, T: PmuOps>(
 /// Called by perf with an event whose `pmu` is a `PmuRegistration<T>`.
 unsafe extern "C" fn event_init_cb<T: PmuOps>(event: *mut sys::perf_event) -> c_int {
     // SAFETY: Guaranteed by perf for our own pmu; the event is in `event_init`.
-    let (reg, _) = unsafe { reg_of::<T>(event) };
+    let reg = unsafe { reg_of::<T>(event) };
     // SAFETY: As above.
     let ev = unsafe { InitEvent::from_raw(event) };
     // Events of other PMUs are not ours to judge.
@@ -215,8 +249,8 @@ unsafe extern "C" fn event_init_cb<T: PmuOps>(event: *mut sys::perf_event) -> c_
 ///
 /// As for [`event_init_cb`].
 unsafe extern "C" fn add_cb<T: PmuOps>(event: *mut sys::perf_event, flags: c_int) -> c_int {
-    // SAFETY: Guaranteed by perf for our own pmu.
-    let (reg, ev) = unsafe { reg_of::<T>(event) };
+    // SAFETY: Guaranteed by perf for our own pmu, in a scheduling callback.
+    let (reg, ev) = unsafe { sched_of::<T>(event) };
     match reg.ops.add(ev, flags as u32) {
         Ok(()) => 0,
         Err(e) => e.to_errno(),
@@ -227,8 +261,8 @@ unsafe extern "C" fn add_cb<T: PmuOps>(event: *mut sys::perf_event, flags: c_int
 ///
 /// As for [`event_init_cb`].
 unsafe extern "C" fn del_cb<T: PmuOps>(event: *mut sys::perf_event, flags: c_int) {
-    // SAFETY: Guaranteed by perf for our own pmu.
-    let (reg, ev) = unsafe { reg_of::<T>(event) };
+    // SAFETY: Guaranteed by perf for our own pmu, in a scheduling callback.
+    let (reg, ev) = unsafe { sched_of::<T>(event) };
     reg.ops.del(ev, flags as u32);
 }
 
@@ -236,8 +270,8 @@ unsafe extern "C" fn del_cb<T: PmuOps>(event: *mut sys::perf_event, flags: c_int
 ///
 /// As for [`event_init_cb`].
 unsafe extern "C" fn start_cb<T: PmuOps>(event: *mut sys::perf_event, flags: c_int) {
-    // SAFETY: Guaranteed by perf for our own pmu.
-    let (reg, ev) = unsafe { reg_of::<T>(event) };
+    // SAFETY: Guaranteed by perf for our own pmu, in a scheduling callback.
+    let (reg, ev) = unsafe { sched_of::<T>(event) };
     reg.ops.start(ev, flags as u32);
 }
 
@@ -245,8 +279,8 @@ unsafe extern "C" fn start_cb<T: PmuOps>(event: *mut sys::perf_event, flags: c_i
 ///
 /// As for [`event_init_cb`].
 unsafe extern "C" fn stop_cb<T: PmuOps>(event: *mut sys::perf_event, flags: c_int) {
-    // SAFETY: Guaranteed by perf for our own pmu.
-    let (reg, ev) = unsafe { reg_of::<T>(event) };
+    // SAFETY: Guaranteed by perf for our own pmu, in a scheduling callback.
+    let (reg, ev) = unsafe { sched_of::<T>(event) };
     reg.ops.stop(ev, flags as u32);
 }
 
@@ -254,8 +288,9 @@ unsafe extern "C" fn stop_cb<T: PmuOps>(event: *mut sys::perf_event, flags: c_in
 ///
 /// As for [`event_init_cb`].
 unsafe extern "C" fn read_cb<T: PmuOps>(event: *mut sys::perf_event) {
-    // SAFETY: Guaranteed by perf for our own pmu.
-    let (reg, ev) = unsafe { reg_of::<T>(event) };
+    // SAFETY: Guaranteed by perf for our own pmu: the event is live for the callback (perf
+    // holds a reference, or its context lock); `ReadEvent` needs nothing more.
+    let (reg, ev) = unsafe { (reg_of::<T>(event), ReadEvent::from_raw(event)) };
     reg.ops.read(ev);
 }
 

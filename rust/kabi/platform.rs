@@ -19,10 +19,16 @@ pub(crate) fn now_ns() -> u64 {
     unsafe { kernel::bindings::ktime_get() as u64 }
 }
 
-/// Monotonic time in nanoseconds, safe in any context, NMI included (reads may run there).
+/// Time since boot in nanoseconds, suspend included, safe in any context, NMI included (reads
+/// may run there): what a counter's step is judged by. CLOCK_MONOTONIC would not do: it stops
+/// in suspend-to-idle, where the uncore may count on. The boot clock includes the sleep from
+/// the resume on (from the TSC, which runs through s2idle, or the RTC); inside the sleep, and
+/// for a moment of the resume, it may lag: the judge never takes a step forward for a reset.
+/// (`kernel::time::BootTime` reads `ktime_get_boottime`, a seqcount reader: not for NMI.)
 pub(crate) fn now_fast_ns() -> u64 {
-    // SAFETY: `ktime_get_mono_fast_ns` is NMI-safe and may be called from any context.
-    unsafe { kernel::bindings::ktime_get_mono_fast_ns() }
+    // SAFETY: `ktime_get_boot_fast_ns` is NMI-safe and may be called from any context (its
+    // boot offset is read racily, which on 64-bit only makes it late by a resume's sleep).
+    unsafe { kernel::bindings::ktime_get_boot_fast_ns() }
 }
 
 #[cfg(skl_sim)]
@@ -192,6 +198,13 @@ pub(crate) fn cpu_package(cpu: CpuId) -> u32 {
 /// in PMU callbacks and timers).
 pub(crate) fn current_package() -> u32 {
     cpu_package(CpuId::current())
+}
+
+/// Whether the CPU we run on is going offline (no longer active): perf's callbacks there are
+/// moving the package's events to another CPU. Call with preemption off (PMU callbacks).
+pub(crate) fn this_cpu_leaving() -> bool {
+    // SAFETY: Reads the active mask for the CPU we run on; no other effect.
+    !unsafe { sys::skl_glue_this_cpu_active() }
 }
 
 /// Number of packages the system can have.

@@ -28,12 +28,15 @@ use super::event::Target;
 use super::regs::{
     FixedCtrl, PerfCtr, PerfEvtSel, IMC_COUNTERS, MSR_UNC_PERF_FIXED_CTR, MSR_UNC_PERF_FIXED_CTRL,
 };
-use super::sched::{self, Request};
+use super::sched;
 use super::tally::{Fold, Handle, Source};
 use super::units::Unit;
+use depart::Departed;
 
 mod api;
+mod assign;
 mod changed;
+pub(crate) mod depart;
 mod park;
 mod recover;
 
@@ -87,6 +90,8 @@ pub(crate) struct PmuBox<H: Handle> {
     /// Generic counters a `del` inside a disabled section stopped, with what they were
     /// programmed for and where they stopped.
     parked: [Option<Parked>; sched::MAX_COUNTERS],
+    /// Events on their way to another CPU, with where their counts stopped.
+    departed: [Option<Departed<H>>; MAX_BOX_EVENTS],
     /// Generic counters whose `PERFEVTSEL` faulted when written.
     faulted: u32,
     /// Generic counters whose `PERFEVTSEL` took a write.
@@ -110,6 +115,7 @@ impl<H: Handle> PmuBox<H> {
             nr_generic,
             slots: [None; MAX_BOX_EVENTS],
             parked: [None; sched::MAX_COUNTERS],
+            departed: [None; MAX_BOX_EVENTS],
             faulted: 0,
             proven: 0,
             disabled: 0,
@@ -226,6 +232,8 @@ impl<H: Handle> PmuBox<H> {
         match (s.target, ctl) {
             (Target::Generic(_), Some(ctl)) => {
                 let c = s.ctr.unwrap_or(0);
+                // Another event's now: what it counts is not a departed one's.
+                self.forget_departed_on(c);
                 cx.regs.global_enable(false);
                 // Baseline first: a generic counter does not move until enabled.
                 let at = cx.regs.now_ns();
@@ -271,6 +279,16 @@ impl<H: Handle> PmuBox<H> {
 
     /// Stops slot `i`'s counter and folds its last counts.
     fn hw_stop<R: Regs, O: FnMut(H, u64)>(&mut self, cx: &mut Cx<'_, R, O>, i: usize) {
+        self.hw_off(cx, i);
+        // Disabled first: nothing counts between this read and the counter's next user.
+        if let Some(src) = cx.tallies.stop(i) {
+            self.fold(cx, i, src, false);
+        }
+        self.edit(i, |s| s.live = false);
+    }
+
+    /// Stops live slot `i`'s counter (the fixed one: its use), and counts it out of `live`.
+    fn hw_off<R: Regs, O>(&mut self, cx: &mut Cx<'_, R, O>, i: usize) {
         let Some(s) = self.get(i) else {
             return;
         };
@@ -286,66 +304,6 @@ impl<H: Handle> PmuBox<H> {
             }
             _ => self.live.imc -= 1,
         }
-        // Disabled first: nothing counts between this read and the counter's next user.
-        if let Some(src) = cx.tallies.stop(i) {
-            self.fold(cx, i, src, false);
-        }
-        self.edit(i, |s| s.live = false);
-    }
-
-    /// The generic counters event select `event` may use here: not a faulted one.
-    fn allowed(&self, event: u8) -> u32 {
-        self.unit.allowed_counters(event, self.nr_generic) & !self.faulted
-    }
-
-    /// The scheduler's request for an event on `target`, never on a faulted counter.
-    fn request(&self, target: Target, current: Option<u8>) -> Option<Request> {
-        match target {
-            Target::Generic(sel) => Some(Request {
-                allowed: self.allowed(sel.evt_sel()),
-                current,
-            }),
-            _ => None,
-        }
-    }
-
-    /// Assigns counters to the held generic slots, plus one more event on `extra` if given;
-    /// `None` if they do not fit. Returns the slot indices (`usize::MAX` for `extra`), their
-    /// counters and how many there are. Live slots keep their counter where the constraints
-    /// allow.
-    #[allow(clippy::type_complexity)]
-    fn assignment(
-        &self,
-        extra: Option<Target>,
-    ) -> Option<(
-        [usize; sched::MAX_COUNTERS],
-        [u8; sched::MAX_COUNTERS],
-        usize,
-    )> {
-        let mut reqs = [Request {
-            allowed: 0,
-            current: None,
-        }; sched::MAX_COUNTERS];
-        let mut who = [usize::MAX; sched::MAX_COUNTERS];
-        let mut n = 0;
-        let held = self.slots.iter().enumerate().filter_map(|(i, s)| {
-            let s = (*s)?;
-            let req = self.request(s.target, if s.live { s.ctr } else { None })?;
-            Some((i, req))
-        });
-        let extra = extra
-            .and_then(|t| self.request(t, None))
-            .map(|r| (usize::MAX, r));
-        for (i, req) in held.chain(extra) {
-            if n == reqs.len() {
-                return None;
-            }
-            reqs[n] = req;
-            who[n] = i;
-            n += 1;
-        }
-        let mut out = [0u8; sched::MAX_COUNTERS];
-        sched::assign(&reqs[..n], self.nr_generic as usize, &mut out[..n]).then_some((who, out, n))
     }
 
     /// Brings the hardware in line with the box: stops the counters `del`s parked, gives every
@@ -414,7 +372,8 @@ impl<H: Handle> PmuBox<H> {
         });
         cx.tallies.claim(free, ev);
         self.dirty = true;
-        let res = if start && self.adopt(cx, free) {
+        self.expire_departed(cx, false);
+        let res = if self.arrive(cx, free) || (start && self.adopt(cx, free)) {
             Ok(())
         } else if self.disabled == 0 {
             match self.reconcile(cx) {
@@ -488,6 +447,7 @@ impl<H: Handle> PmuBox<H> {
         cx: &mut Cx<'_, R, O>,
     ) -> Option<Note> {
         self.disabled = self.disabled.saturating_sub(1);
+        self.expire_departed(cx, self.disabled == 0);
         if self.disabled == 0 && (self.dirty || self.any_parked()) {
             self.reconcile(cx)
         } else {

@@ -1,6 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Perf events as a PMU's callbacks see them.
+//!
+//! Each callback gets a type that offers only what is sound in its context:
+//!
+//! - [`InitEvent`] (`event_init`): the event is not installed yet; the driver may set what it
+//!   counts.
+//! - [`Event`] (`add`, `del`, `start`, `stop`): perf holds the event's context lock on the
+//!   event's CPU, so the driver's `hw` state is serialised.
+//! - [`ReadEvent`] (`read`, and a driver's own work such as a timer): no lock at all, on any
+//!   CPU of the event's scope, in any context, NMI included, while the other callbacks may run
+//!   on another CPU: only the event's identity and its count, added to atomically.
+
+use core::ops::Deref;
 
 use kernel::{
     error::{to_result, Result},
@@ -14,26 +26,81 @@ use super::super::perf_sys as sys;
 /// `PERF_EVENT_STATE_OFF`.
 const STATE_OFF: sys::perf_event_state = sys::perf_event_state_PERF_EVENT_STATE_OFF;
 
-/// A perf event, as the driver's callbacks see it.
+/// A perf event as anyone may touch it while perf holds it on the PMU: from any CPU of its
+/// scope, without perf's locks, in any context (NMI included), while perf's scheduling
+/// callbacks run on another CPU.
 ///
 /// # Invariants
 ///
-/// Wraps a live `struct perf_event` that perf keeps alive for the duration of the callback.
+/// Wraps a live `struct perf_event` that perf keeps alive for the borrow. Nothing reachable
+/// through this type is written without atomics by anyone once the event is installed: the
+/// count is a 64-bit integer perf and drivers only access atomically; the address is fixed.
 #[repr(transparent)]
-pub(crate) struct Event(Opaque<sys::perf_event>);
+pub(crate) struct ReadEvent(Opaque<sys::perf_event>);
 
-impl Event {
+impl ReadEvent {
     /// # Safety
     ///
     /// `ptr` points to a live `struct perf_event` that outlives `'a`.
     pub(super) unsafe fn from_raw<'a>(ptr: *mut sys::perf_event) -> &'a Self {
-        // SAFETY: `Event` is a transparent wrapper of `perf_event`; the caller guarantees the
-        // lifetime.
+        // SAFETY: `ReadEvent` is a transparent wrapper of `perf_event`; the caller guarantees
+        // the lifetime.
         unsafe { &*ptr.cast::<Self>() }
     }
 
     fn raw(&self) -> *mut sys::perf_event {
         self.0.get()
+    }
+
+    /// Adds `delta` to the event's count, atomically (a locked add: other CPUs add too).
+    pub(crate) fn add_count(&self, delta: u64) {
+        // SAFETY: `count` is a `local64_t`, a 64-bit integer only accessed atomically (type
+        // invariant), aligned, alive for the borrow.
+        let count =
+            unsafe { Atomic::<i64>::from_ptr((&raw mut (*self.raw()).count).cast::<i64>()) };
+        count.add(delta as i64, ordering::Relaxed);
+    }
+
+    /// A handle that outlives the callback, for a box that holds the event until `del`.
+    pub(crate) fn handle(&self) -> EventRef {
+        EventRef(self.raw())
+    }
+}
+
+/// A perf event, as the scheduling callbacks (`add`, `del`, `start`, `stop`) see it.
+///
+/// # Invariants
+///
+/// Wraps a live `struct perf_event` that perf keeps alive for the borrow, and the borrow
+/// lasts no longer than a scheduling callback: perf runs those on the event's CPU with
+/// interrupts off, holding the event's context lock, so they are serialised per event and
+/// the driver's `hw` state (`hw.state`) is theirs alone. A [`ReadEvent`] of the same event may
+/// be in use meanwhile on another CPU.
+#[repr(transparent)]
+pub(crate) struct Event(ReadEvent);
+
+impl Deref for Event {
+    type Target = ReadEvent;
+
+    fn deref(&self) -> &ReadEvent {
+        &self.0
+    }
+}
+
+impl Event {
+    /// # Safety
+    ///
+    /// `ptr` points to a live `struct perf_event` that outlives `'a`, and `'a` lasts no longer
+    /// than a callback perf runs with the event's context lock held on the event's CPU (or,
+    /// for an [`InitEvent`], than its `event_init`).
+    pub(super) unsafe fn from_raw<'a>(ptr: *mut sys::perf_event) -> &'a Self {
+        // SAFETY: `Event` is a transparent wrapper of `ReadEvent`, itself of `perf_event`; the
+        // caller guarantees the lifetime and the context (type invariant).
+        unsafe { &*ptr.cast::<Self>() }
+    }
+
+    fn raw(&self) -> *mut sys::perf_event {
+        self.0.raw()
     }
 
     fn pmu(&self) -> *mut sys::pmu {
@@ -109,8 +176,9 @@ impl Event {
 
     /// `hw.state`, the `PERF_HES_*` flags.
     pub(crate) fn state(&self) -> u32 {
-        // SAFETY: `hw.state` is only touched by the driver's callbacks, which perf serialises
-        // per event.
+        // SAFETY: By the type invariant we run in a scheduling callback of this event, under
+        // its context lock: `hw.state` is written only there (perf reads it under the same
+        // lock), and a `ReadEvent` cannot reach it.
         unsafe { (*self.raw()).hw.state as u32 }
     }
 
@@ -119,24 +187,11 @@ impl Event {
         // SAFETY: See `state()`.
         unsafe { (*self.raw()).hw.state = state as c_int };
     }
-
-    /// Adds `delta` to the event's count.
-    pub(crate) fn add_count(&self, delta: u64) {
-        // SAFETY: `count` is a `local64_t`, a 64-bit integer perf only accesses atomically;
-        // the event outlives the borrow.
-        let count =
-            unsafe { Atomic::<i64>::from_ptr((&raw mut (*self.raw()).count).cast::<i64>()) };
-        count.add(delta as i64, ordering::Relaxed);
-    }
-
-    /// A handle that outlives the callback, for a box that holds the event until `del`.
-    pub(crate) fn handle(&self) -> EventRef {
-        EventRef(self.raw())
-    }
 }
 
 /// An event held by a driver between perf's `add` and `del` (perf frees an event only after
-/// its `del`). Comparing handles is safe; reaching the event is not, see [`EventRef::get`].
+/// its `del`). Comparing handles is safe; reaching the event is not, see [`EventRef::get`],
+/// and gives only what any CPU may touch (a [`ReadEvent`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct EventRef(*mut sys::perf_event);
 
@@ -155,9 +210,9 @@ impl EventRef {
     ///
     /// The handle was taken from an event that perf has `add`ed to this driver and not yet
     /// `del`eted, and that stays so for `'a`.
-    pub(crate) unsafe fn get<'a>(self) -> &'a Event {
+    pub(crate) unsafe fn get<'a>(self) -> &'a ReadEvent {
         // SAFETY: Between `add` and `del` perf keeps the event alive (caller's guarantee).
-        unsafe { Event::from_raw(self.0) }
+        unsafe { ReadEvent::from_raw(self.0) }
     }
 }
 

@@ -27,8 +27,9 @@ impl<H: Handle> PmuBox<H> {
         };
         let (Target::Generic(_), Some(c), (_, Some(ctl))) = (s.target, s.ctr, self.source(&s))
         else {
-            // Shared counters keep running for their other users: nothing to keep.
-            self.hw_stop(cx, i);
+            // Shared counters (fixed, IMC) count on: the event takes its count up from where
+            // it stopped when perf puts it back within this section.
+            self.leave(cx, i, false);
             return;
         };
         // Stopped first: nothing counts between this read and the add that starts it again.
@@ -112,12 +113,7 @@ impl<H: Handle> PmuBox<H> {
         let Some(c) = (0..n).find(|&k| who[k] == i).map(|k| ctrs[k]) else {
             return Ok(());
         };
-        let held = self
-            .slots
-            .iter()
-            .flatten()
-            .any(|o| o.live && o.ctr == Some(c));
-        if held {
+        if self.counter_held(c) {
             return Ok(());
         }
         // A counter a `del` stopped is free: the event it was stopped for did not come back.

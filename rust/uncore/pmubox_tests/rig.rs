@@ -7,7 +7,7 @@ use super::super::event::Target;
 use super::super::pmubox::{AddError, Fault, Note, PmuBox, Regs};
 use super::super::regs::{FixedCtrl, GlobalCtrl, PerfEvtSel, MSR_UNC_PERF_GLOBAL_CTRL};
 use super::super::sim::{count::Rates, model::Stats, SimUncore};
-use super::super::tally::Tallies;
+use super::super::tally::{Pending, Tallies};
 use super::super::units::{Unit, UnitKind};
 
 /// The package side of [`Regs`] over a simulated uncore, as the engine keeps it.
@@ -21,6 +21,9 @@ pub(super) struct Pkg {
     pub(super) absent: Option<u32>,
     /// Writes tried on `absent`.
     pub(super) absent_tries: u32,
+    /// Time the driver's clock missed (ns): suspend-to-idle stops CLOCK_MONOTONIC while the
+    /// uncore counts on.
+    pub(super) clock_missed: u64,
 }
 
 impl Pkg {
@@ -32,6 +35,7 @@ impl Pkg {
             fixed_users: 0,
             absent: None,
             absent_tries: 0,
+            clock_missed: 0,
         }
     }
 
@@ -73,7 +77,7 @@ impl Regs for Pkg {
         self.sim.mmio_read32(offset, self.now).ok()
     }
     fn now_ns(&mut self) -> u64 {
-        self.now
+        self.now - self.clock_missed
     }
     fn global_enable(&mut self, check: bool) -> bool {
         let en = GlobalCtrl::DRIVER_VALUE.into_raw();
@@ -173,6 +177,15 @@ impl Rig {
         self.added[ev] = false;
     }
 
+    /// Perf takes `ev` off the CPU going offline, to add it on another (in a disabled
+    /// section, as perf's `event_sched_out` brackets it).
+    pub(super) fn depart(&mut self, ev: usize) {
+        self.b.disable();
+        op!(self, |b, cx| b.depart(cx, ev));
+        self.added[ev] = false;
+        assert_eq!(self.enable(), None);
+    }
+
     pub(super) fn start(&mut self, ev: usize) -> Option<Note> {
         op!(self, |b, cx| b.start(cx, ev))
     }
@@ -200,4 +213,53 @@ impl Rig {
             self.counts[ev] += d;
         }
     }
+
+    /// A lock-free read of `ev` on another CPU: its first step, the loads.
+    pub(super) fn reader(&self, ev: usize) -> Option<Reader> {
+        self.t.read_begin(ev).map(|p| Reader { ev, p, got: None })
+    }
+
+    /// A reader's counter read, between its clock reads: one access. `false` if it faulted
+    /// (the read is over).
+    pub(super) fn fetch(&mut self, rd: &mut Reader) -> bool {
+        let before = self.p.now_ns();
+        let Some(now) = rd.p.source().read(&mut self.p) else {
+            return false;
+        };
+        rd.got = Some((now, before, self.p.now_ns()));
+        true
+    }
+
+    /// A reader's commit (after its counter read): whether the read is over; if not, it
+    /// fetches again. What it folds goes to its event, held or not: perf's event outlives
+    /// its `del`.
+    pub(super) fn commit(&mut self, rd: &mut Reader) -> bool {
+        let Some((now, before, after)) = rd.got.take() else {
+            return !self.fetch(rd);
+        };
+        match self.t.read_end(rd.p, now, before, after) {
+            Ok(f) => {
+                self.counts[rd.ev] += f.delta;
+                true
+            }
+            Err(Some(q)) => {
+                rd.p = q;
+                false
+            }
+            Err(None) => true,
+        }
+    }
+
+    /// The rest of a read that `reader` began: counter reads and commits until it is over.
+    pub(super) fn finish_read(&mut self, mut rd: Reader) {
+        while self.fetch(&mut rd) && !self.commit(&mut rd) {}
+    }
+}
+
+/// A lock-free read under way on another CPU.
+pub(super) struct Reader {
+    pub(super) ev: usize,
+    p: Pending,
+    /// Its counter read and the clock around it, not committed yet.
+    got: Option<(u64, u64, u64)>,
 }

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! A move between collectors: when the package's collector CPU goes offline, perf takes
+//! every event off it (`del` there) and, after an RCU grace period, puts each back on another
+//! CPU of the package (`add`). The counters are the package's and count on meanwhile: what
+//! they count belongs to the events. So a `del` on a CPU going offline folds the event's
+//! count, leaves its counter counting (a generic one programmed, the fixed one enabled, an
+//! IMC one is free-running anyway) and keeps where the count stopped; the `add` of the same
+//! event takes the same counter up from there, and the move's gap is counted. A departed
+//! event that does not come back within [`MOVE_NS`] (the package went offline, or the event
+//! was closed) has its counter stopped; so has one whose counter another event takes first.
+
+use super::{Cx, PmuBox, Regs, MAX_BOX_EVENTS};
+use crate::uncore::event::Target;
+use crate::uncore::tally::Handle;
+
+/// An event perf took off a CPU going offline, to add it on another CPU of the package: its
+/// counter counts on for it until then.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Departed<H> {
+    ev: H,
+    target: Target,
+    /// Generic counter it left counting, if any.
+    ctr: Option<u8>,
+    /// Where its count stopped, and when (ns).
+    raw: u64,
+    at: u64,
+    /// To another CPU (else back within this disabled section).
+    moving: bool,
+}
+
+/// The longest move whose gap is counted, ns: perf's takes an RCU grace period. Within it
+/// even an IMC counter at the top DRAM rate does not wrap (2^32 lines take 2.68 s).
+pub(crate) const MOVE_NS: u64 = 2_000_000_000;
+
+impl<H: Handle> PmuBox<H> {
+    /// Perf takes `ev` off a CPU going offline, to add it on another CPU of the package: its
+    /// count is folded, as by `del`, and its counter counts on for it until that `add`.
+    pub(crate) fn depart<R: Regs, O: FnMut(H, u64)>(&mut self, cx: &mut Cx<'_, R, O>, ev: H) {
+        let Some(i) = self.find(ev) else {
+            return;
+        };
+        if !self.get(i).is_some_and(|s| s.live) {
+            return self.del(cx, ev);
+        }
+        self.leave(cx, i, true);
+        cx.tallies.release(i);
+        self.slots[i] = None;
+    }
+
+    /// Live slot `i` leaves its counter counting for its event, to be taken up by the event's
+    /// next `add`: folds its count and keeps where it stopped. For a move (`moving`), or, for
+    /// a shared counter (fixed, IMC), a `del` inside a disabled section: perf puts the event
+    /// back before the section ends, and the counter counted for it meanwhile. If it cannot
+    /// (no room, the counter unreadable) it stops the counter as `del` does.
+    pub(super) fn leave<R: Regs, O: FnMut(H, u64)>(
+        &mut self,
+        cx: &mut Cx<'_, R, O>,
+        i: usize,
+        moving: bool,
+    ) {
+        let Some(s) = self.get(i) else {
+            return;
+        };
+        let k = self.departed.iter().position(Option::is_none);
+        let at = cx.regs.now_ns();
+        let fold = cx
+            .tallies
+            .stop(i)
+            .and_then(|src| self.fold(cx, i, src, false));
+        match (k, fold.filter(|f| !f.reset)) {
+            (Some(k), Some(f)) => {
+                self.departed[k] = Some(Departed {
+                    ev: s.ev,
+                    target: s.target,
+                    ctr: s.ctr.filter(|_| matches!(s.target, Target::Generic(_))),
+                    raw: f.raw,
+                    at,
+                    moving,
+                });
+                match s.target {
+                    Target::FreeRunning(_) => self.live.imc -= 1,
+                    _ => self.live.msr -= 1,
+                }
+            }
+            // Its counter cannot carry the count: stopped, as by `del`.
+            _ => self.hw_off(cx, i),
+        }
+        self.edit(i, |s| s.live = false);
+    }
+
+    /// `add` of slot `i`: if it is to run, takes up where its event's count stopped when it
+    /// left its counter counting (a move, a reschedule), on the same counter, if that still
+    /// counts for it. Whether it did.
+    pub(super) fn arrive<R: Regs, O>(&mut self, cx: &mut Cx<'_, R, O>, i: usize) -> bool {
+        let Some(s) = self.get(i) else {
+            return false;
+        };
+        let Some(k) = self
+            .departed
+            .iter()
+            .position(|d| d.is_some_and(|d| d.ev == s.ev && d.target == s.target))
+        else {
+            return false;
+        };
+        if !s.run {
+            // Added stopped: the move is over, and a later start counts from then.
+            self.drop_departed(cx, k);
+            return false;
+        }
+        let Some(d) = self.departed[k].take() else {
+            return false;
+        };
+        if let Some(c) = d.ctr {
+            let Target::Generic(sel) = s.target else {
+                return false;
+            };
+            let held = self
+                .slots
+                .iter()
+                .flatten()
+                .any(|o| o.live && o.ctr == Some(c));
+            if held || self.allowed(sel.evt_sel()) & (1 << c) == 0 {
+                // Not the counter it may have now: stopped, and the event starts afresh.
+                let _ = cx.regs.wrmsr(self.evtsel(c), 0);
+                return false;
+            }
+            self.parked[usize::from(c)] = None;
+        }
+        self.edit(i, |s| s.ctr = d.ctr);
+        let Some(s) = self.get(i) else {
+            return false;
+        };
+        let (src, _) = self.source(&s);
+        cx.tallies.start(i, src, d.raw, d.at);
+        match s.target {
+            Target::FreeRunning(_) => self.live.imc += 1,
+            _ => self.live.msr += 1,
+        }
+        self.edit(i, |s| s.live = true);
+        true
+    }
+
+    /// Another event's `hw_start` programs generic counter `c`: no departed event takes it
+    /// up any more.
+    pub(super) fn forget_departed_on(&mut self, c: u8) {
+        for d in self.departed.iter_mut() {
+            if d.is_some_and(|d| d.ctr == Some(c)) {
+                *d = None;
+            }
+        }
+    }
+
+    /// Stops the counters of departed events that did not come back within [`MOVE_NS`], and,
+    /// at the end of a disabled section (`section_over`), of those that left for it only.
+    pub(super) fn expire_departed<R: Regs, O>(
+        &mut self,
+        cx: &mut Cx<'_, R, O>,
+        section_over: bool,
+    ) {
+        if self.departed.iter().all(Option::is_none) {
+            return;
+        }
+        let now = cx.regs.now_ns();
+        for k in 0..MAX_BOX_EVENTS {
+            let Some(d) = self.departed[k] else {
+                continue;
+            };
+            let over = if d.moving {
+                now.saturating_sub(d.at) >= MOVE_NS
+            } else {
+                section_over
+            };
+            if over {
+                self.drop_departed(cx, k);
+            }
+        }
+    }
+
+    /// Forgets departed record `k`, stopping the counter it kept counting.
+    fn drop_departed<R: Regs, O>(&mut self, cx: &mut Cx<'_, R, O>, k: usize) {
+        let Some(d) = self.departed[k].take() else {
+            return;
+        };
+        match (d.target, d.ctr) {
+            (Target::Generic(_), Some(c)) => {
+                // Never another event's: whoever took the counter dropped the record.
+                if !self.counter_held(c) {
+                    let _ = cx.regs.wrmsr(self.evtsel(c), 0);
+                }
+            }
+            (Target::Fixed, _) => cx.regs.fixed_put(),
+            _ => {}
+        }
+    }
+}
