@@ -9,8 +9,9 @@
 #   make bench    hardware accesses per perf operation beside Linux's, read latency, timer
 #                 wakeups, footprint (figures, not tests)
 #   make install  build against the running kernel, install skl_uncore.ko into its module tree
-#                 (autoloaded at boot) and /etc/modprobe.d/skl-uncore.conf (blacklists
-#                 intel_uncore); honours DESTDIR, INSTALL_MOD_PATH, MODPROBE_D, RUNNING_KDIR
+#                 (autoloaded at boot) and /etc/modprobe.d/skl-uncore.conf (modprobe.conf:
+#                 skl_uncore in place of intel_uncore where it loads); honours DESTDIR,
+#                 INSTALL_MOD_PATH, MODPROBE_D, RUNNING_KDIR
 #                 (on distribution headers without Rust artifacts, prepares them once:
 #                 scripts/rust-tree)
 #   make uninstall  remove both
@@ -91,18 +92,11 @@ install:
 	@# The simulator is a test module: it stays in the work tree.
 	rm -f $(MODDIR)/skl_uncore_sim.ko*
 	mkdir -p $(MODPROBE_D)
-	printf '%s\n' \
-		'# Written by skl-uncore'"'"'s make install; make uninstall removes it.' \
-		'# skl_uncore registers the uncore_* perf PMUs that Linux'"'"'s intel_uncore registers too:' \
-		'# keep intel_uncore from autoloading at boot so that skl_uncore gets them. (While' \
-		'# skl_uncore is loaded, loading intel_uncore by hand fails with EBUSY.) If intel_uncore' \
-		'# is built into the kernel, this file cannot stop it: boot with' \
-		'# initcall_blacklist=intel_uncore_init instead.' \
-		'blacklist intel_uncore' > $(SKL_CONF)
+	install -m 0644 modprobe.conf $(SKL_CONF)
 	$(SKL_DEPMOD)
 	@echo "install: installed $$(ls $(MODDIR)/skl_uncore.ko*); udev loads it at boot on Skylake-client CPUs"
-	@echo "install: wrote $(SKL_CONF): 'blacklist intel_uncore' keeps Linux's intel_uncore"
-	@echo "install: from autoloading and taking the uncore_* PMU names (make uninstall removes it)"
+	@echo "install: wrote $(SKL_CONF): a request for Linux's intel_uncore (udev's at boot) loads"
+	@echo "install: skl_uncore, and intel_uncore only where skl_uncore is not built or refuses (make uninstall removes it)"
 	@scripts/load --lockdown-note
 
 # DKMS's build step (dkms.conf): the same Rust build tree as make install, cached where DKMS
