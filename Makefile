@@ -9,8 +9,9 @@
 #   make bench    hardware accesses per perf operation beside Linux's, read latency, timer
 #                 wakeups, footprint (figures, not tests)
 #   make install  build against the running kernel, install skl_uncore.ko into its module tree
-#                 (autoloaded at boot) and /etc/modprobe.d/skl-uncore.conf (blacklists
-#                 intel_uncore); honours DESTDIR, INSTALL_MOD_PATH, MODPROBE_D, RUNNING_KDIR
+#                 (autoloaded at boot) and /etc/modprobe.d/skl-uncore.conf (modprobe.conf:
+#                 skl_uncore in place of intel_uncore where it loads); honours DESTDIR,
+#                 INSTALL_MOD_PATH, MODPROBE_D, RUNNING_KDIR
 #                 (on distribution headers without Rust artifacts, prepares them once:
 #                 scripts/rust-tree)
 #   make uninstall  remove both
@@ -80,36 +81,32 @@ SKL_DEPMOD = depmod -b $(abspath $(or $(INSTALL_MOD_PATH),/)) $(KREL)
 # here) and skips signing otherwise (distribution headers have no private key: DKMS signs
 # instead); its depmod needs a System.map that headers lack, and ours below does the job.
 install:
-	@kdir=$$(scripts/rust-tree $(RUNNING_KDIR)) || exit 1; \
+	@set -- $$(scripts/rust-tree $(RUNNING_KDIR)) && [ $$# -gt 0 ] || exit 1; kdir=$$1; shift; \
 	key=$$(sed -n 's/^CONFIG_MODULE_SIG_KEY="\(.*\)"$$/\1/p' $$kdir/.config); \
 	nosign=; case "$$key" in ""|pkcs11:*) ;; /*) [ -f "$$key" ] || nosign=CONFIG_MODULE_SIG_ALL= ;; \
 		*) [ -f "$$kdir/$$key" ] || nosign=CONFIG_MODULE_SIG_ALL= ;; esac; \
-	echo "$(MAKE) -C $$kdir M=$(CURDIR) modules modules_install $$nosign"; \
-	$(MAKE) -C $$kdir M=$(CURDIR) modules && \
-	$(MAKE) -C $$kdir M=$(CURDIR) INSTALL_MOD_PATH=$(abspath $(INSTALL_MOD_PATH)) $$nosign \
+	echo "$(MAKE) -C $$kdir M=$(CURDIR) $$* modules modules_install $$nosign"; \
+	$(MAKE) -C $$kdir M=$(CURDIR) "$$@" modules && \
+	$(MAKE) -C $$kdir M=$(CURDIR) "$$@" INSTALL_MOD_PATH=$(abspath $(INSTALL_MOD_PATH)) $$nosign \
 		cmd_depmod=: modules_install
 	@# The simulator is a test module: it stays in the work tree.
 	rm -f $(MODDIR)/skl_uncore_sim.ko*
 	mkdir -p $(MODPROBE_D)
-	printf '%s\n' \
-		'# Written by skl-uncore'"'"'s make install; make uninstall removes it.' \
-		'# skl_uncore registers the uncore_* perf PMUs that Linux'"'"'s intel_uncore registers too:' \
-		'# keep intel_uncore from autoloading at boot so that skl_uncore gets them. (While' \
-		'# skl_uncore is loaded, loading intel_uncore by hand fails with EBUSY.) If intel_uncore' \
-		'# is built into the kernel, this file cannot stop it: boot with' \
-		'# initcall_blacklist=intel_uncore_init instead.' \
-		'blacklist intel_uncore' > $(SKL_CONF)
+	install -m 0644 modprobe.conf $(SKL_CONF)
 	$(SKL_DEPMOD)
 	@echo "install: installed $$(ls $(MODDIR)/skl_uncore.ko*); udev loads it at boot on Skylake-client CPUs"
-	@echo "install: wrote $(SKL_CONF): 'blacklist intel_uncore' keeps Linux's intel_uncore"
-	@echo "install: from autoloading and taking the uncore_* PMU names (make uninstall removes it)"
+	@echo "install: wrote $(SKL_CONF): a request for Linux's intel_uncore (udev's at boot) loads"
+	@echo "install: skl_uncore, and intel_uncore only where skl_uncore is not built or refuses (make uninstall removes it)"
 	@scripts/load --lockdown-note
 
 # DKMS's build step (dkms.conf): the same Rust build tree as make install, cached where DKMS
-# builds run as root, then both modules (DKMS installs and signs skl_uncore.ko).
+# builds run as root, then both modules (DKMS installs and signs skl_uncore.ko). Never a
+# download: a kernel's postinst hook may run offline (dkms.conf's check skips the kernel
+# before this runs when the source is missing).
 dkms-build:
-	@kdir=$$(SKL_UNCORE_CACHE=$${SKL_UNCORE_CACHE:-/var/cache/skl-uncore} scripts/rust-tree $(RUNNING_KDIR)) || exit 1; \
-	$(MAKE) -C $$kdir M=$(CURDIR) modules
+	@set -- $$(SKL_NO_DOWNLOAD=1 SKL_UNCORE_CACHE=$${SKL_UNCORE_CACHE:-/var/cache/skl-uncore} \
+		scripts/rust-tree $(RUNNING_KDIR)) && [ $$# -gt 0 ] || exit 1; kdir=$$1; shift; \
+	$(MAKE) -C $$kdir M=$(CURDIR) "$$@" modules
 
 # skl-uncore-dkms_VERSION_all.deb in this directory, built by debhelper and dh-dkms from a
 # clean copy of the sources (debian/).
@@ -117,7 +114,7 @@ deb:
 	@command -v dpkg-buildpackage >/dev/null && command -v dh_dkms >/dev/null || \
 		{ echo "deb: needs debhelper and dh-dkms: apt install debhelper dh-dkms"; exit 1; }
 	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
-	mkdir "$$tmp/skl-uncore"; cp -a Kbuild Makefile dkms.conf debian rust scripts "$$tmp/skl-uncore/"; \
+	mkdir "$$tmp/skl-uncore"; cp -a Kbuild Makefile dkms.conf modprobe.conf debian rust scripts "$$tmp/skl-uncore/"; \
 	cd "$$tmp/skl-uncore"; rm -rf rust/uncore/target; \
 	find rust \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' -o -name '*.cmd' \
 		-o -name '*.d' -o -name '*.rmeta' -o -name '*_generated.rs' \) -delete; \
