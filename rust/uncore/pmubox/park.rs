@@ -27,9 +27,15 @@ impl<H: Handle> PmuBox<H> {
         };
         let (Target::Generic(_), Some(c), (_, Some(ctl))) = (s.target, s.ctr, self.source(&s))
         else {
-            // Shared counters (fixed, IMC) count on: the event takes its count up from where
-            // it stopped when perf puts it back within this section.
-            self.leave(cx, i, false);
+            if let Target::FreeRunning(_) = s.target {
+                // An IMC counter counts on whatever the driver does: the event takes its count
+                // up from where it stopped when perf puts it back within this section.
+                self.leave(cx, i, false);
+            } else {
+                // The fixed counter is released as by `del`: held on for an event that may
+                // never come back (a close), it would count for nobody until the section ends.
+                self.hw_stop(cx, i);
+            }
             return;
         };
         // Stopped first: nothing counts between this read and the add that starts it again.
