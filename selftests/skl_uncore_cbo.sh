@@ -146,7 +146,7 @@ bad() {
 	check "fault: '$1' fails: $2" "$2" "$(fault "$1")"
 	check "fault: '$1': one line" "skl_uncore_sim: fault: $3" "$(log skl_uncore_sim)"
 }
-U="expected 'reset', 'wrmsr ADDR VALUE', 'absent ADDR', 'late MS' or 'idle MS'"
+U="expected 'reset', 'wrmsr ADDR VALUE', 'absent ADDR', 'en-faults ADDR', 'read-faults ADDR', 'late MS' or 'idle MS'"
 before=$(grep -v time_ns $SIM/regs | grep -v '^world')
 bad "Reset" "Invalid argument" "Command: $U"
 bad "rdmsr 0xe01" "Invalid argument" "Command: $U"
