@@ -61,9 +61,12 @@ check "long-lived IMC event across $((ROUNDS * 4)) migrations: never more than t
 check "... and never less: the moves lose nothing" "yes" \
 	"$([ "$count" -ge "$total" ] && echo yes || echo "no ($count of $total, $((total - count)) lost)")"
 # The first event, on CPU 3, armed the package's timer there: when CPU 3 went offline the
-# kernel moved the timer to package 0, and it had to come home.
-check "the package timer came home after its CPU went offline" "yes" \
-	"$([ "$homings" -gt 0 ] && echo yes || echo "no ($homings)")"
+# kernel moved the timer to package 0, and it had to come home. It comes home either by its
+# IPI or, sooner, because the moved IMC event's add on the new collector restarts the timer
+# there (the first IMC event of a package pulls the next poll in). Either way the exact count
+# above proves it: polled from package 0, package 1's wraps would have been lost. The IPI path
+# itself is asserted by skl_uncore_lifetime.sh.
+echo "# the timer was taken home by IPI $homings times"
 check "the collector moved between CPUs 3 and 4" "0,3 0,4" "$(sort -u /tmp/masks | tr '\n' ' ' | sed 's/ $//')"
 check "the CPUs of package 1 are back" "1 1" "$(cat $CPU/cpu3/online) $(cat $CPU/cpu4/online)"
 check "no register was reported changed (nothing but the driver wrote them)" "0" \
