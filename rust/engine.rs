@@ -96,6 +96,11 @@ impl Engine {
         // Unregister outside the lock: perf may wait for CPU hotplug.
         let pmus = core::mem::take(&mut *self.pmus.lock());
         drop(pmus);
+        // Counters left counting for events that were on their way to another CPU and never
+        // came back: stopped, as the timer would have.
+        for p in self.packages.iter() {
+            platform::on_package_cpu(p.id(), || p.drop_departed());
+        }
         let live: u64 = self.packages.iter().map(|p| u64::from(p.live())).sum();
         if live > 0 {
             pr_warn!("{live} events still live at unload: perf_pmu_unregister left them\n");

@@ -30,6 +30,8 @@ check_unloads_clean() {
 	if [ "$n" -ge "$1" ] && [ "$dirty" = 0 ]; then
 		ok "$n unloads left no enable set, no fault, no violation"
 	else
+		dmesg | grep 'skl_uncore_sim: unload:' |
+			grep -v 'global_ctrl 0x0 fixed_ctrl 0x0 enabled 0 faults 0 violations 0$' | sed 's/^/# /'
 		not_ok "unloads clean" "$n unload lines (expected at least $1), $dirty dirty"
 	fi
 }

@@ -26,11 +26,11 @@ use crate::kabi::{
     lock::RawSpinLock,
     perf::{EventRef, ReadEvent},
     platform,
-    poller::{Next, PackageWork, Poller},
+    poller::{Ending, Next, PackageWork, Poller},
 };
 use crate::uncore::{
     event::Target,
-    pmubox::{Cx, Fault, Note, PmuBox, Regs},
+    pmubox::{depart::MOVE_NS, Cx, Fault, Note, PmuBox, Regs},
     regs::{
         FixedCtrl, GlobalCtrl, MSR_UNC_PERF_FIXED_CTR, MSR_UNC_PERF_FIXED_CTRL,
         MSR_UNC_PERF_GLOBAL_CTRL,
@@ -54,6 +54,12 @@ const TICK: Next = Next {
 const IMC_TICK: Next = Next::at(Delta::from_millis((IMC.poll_ms * 3 / 2) as i64));
 /// Retry delay of a tick that found a box busy.
 const RETRY: Next = Next::at(Delta::from_micros(200));
+/// The period while a departed event's counter counts on for it: its move is overdue
+/// [`MOVE_NS`] after it left, and the next run stops that counter.
+const DEPARTED_TICK: Next = Next {
+    after: Delta::from_nanos(MOVE_NS as i64),
+    slack: Delta::from_millis(500),
+};
 
 /// One PMU's box on one package.
 #[pin_data]
@@ -304,6 +310,8 @@ pub(super) trait PackageExt {
     fn suspend(&self);
     /// After sleep: the registers are at power-on values; program every live event again.
     fn resume(&self);
+    /// At unload, on a CPU of the package: stops what departed events left counting.
+    fn drop_departed(&self);
 }
 
 impl PackageExt for Arc<Package> {
@@ -350,6 +358,15 @@ impl PackageExt for Arc<Package> {
     fn suspend(&self) {
         for slot in 0..self.boxes.len() {
             self.with_box(slot, |b, cx| ((), b.suspend(cx)));
+        }
+    }
+
+    fn drop_departed(&self) {
+        for slot in 0..self.boxes.len() {
+            self.with_box(slot, |b, cx| {
+                b.drop_all_departed(cx);
+                ((), None)
+            });
         }
     }
 
@@ -401,9 +418,10 @@ impl PackageWork for PkgState {
     }
 
     /// Every [`TICK`] while events are live (every [`IMC_TICK`] while IMC events are):
-    /// checks the shared controls and every live event's control register, and polls the
-    /// counters whose wrap is near.
-    fn run(&self) -> Option<Next> {
+    /// checks the shared controls and every live event's control register, polls the
+    /// counters whose wrap is near and stops those departed events left counting for a move
+    /// that is overdue.
+    fn run(&self, ending: &Ending<'_>) -> Option<Next> {
         TICKS.add(1, ordering::Relaxed);
         let now = platform::now_fast_ns();
         #[cfg(skl_sim)]
@@ -421,7 +439,7 @@ impl PackageWork for PkgState {
         let mut regs = PkgRegs(self);
         let mut out: fn(EventRef, u64) = sink;
         let mut note = None;
-        let (mut any_msr, mut any_imc, mut busy) = (false, false, false);
+        let (mut any_msr, mut any_imc, mut any_departed, mut busy) = (false, false, false, false);
         for b in self.boxes.iter() {
             let Some(mut inner) = b.inner.try_lock() else {
                 // Busy (perhaps cancelling us): this box again shortly.
@@ -433,6 +451,17 @@ impl PackageWork for PkgState {
                 regs: &mut regs,
                 out: &mut out,
             };
+            if inner.any_departed() {
+                let ended = ending.end(|| {
+                    let before = inner.live();
+                    inner.expire_departed(&mut cx, false);
+                    let after = inner.live();
+                    (before.msr + before.imc) - (after.msr + after.imc)
+                });
+                // Not now (the count is being changed): soon.
+                busy |= !ended;
+                any_departed |= inner.any_departed();
+            }
             let live = inner.live();
             if live.msr > 0 {
                 any_msr = true;
@@ -460,6 +489,10 @@ impl PackageWork for PkgState {
         if busy {
             return Some(RETRY);
         }
-        Some(if any_imc { IMC_TICK } else { TICK })
+        Some(match (any_imc, any_departed) {
+            (true, _) => IMC_TICK,
+            (false, true) => DEPARTED_TICK,
+            (false, false) => TICK,
+        })
     }
 }

@@ -230,8 +230,11 @@ impl PmuOps for UncorePmu {
 
     fn del(&self, ev: &Event, _flags: u32) {
         // On a CPU going offline, perf is moving the event to another CPU of the package:
-        // its counter counts on for it until that `add`.
-        let moving = platform::this_cpu_leaving();
+        // its counter counts on for it until that `add`. Not if no other CPU of the package
+        // is active: the package goes offline, and perf puts the event back only when it
+        // comes back.
+        let moving = platform::this_cpu_leaving()
+            && platform::online_cpu_in_package(platform::current_package()).is_some();
         self.package_of(ev).with_box(self.slot, |b, cx| {
             if moving {
                 b.depart(cx, ev.handle());

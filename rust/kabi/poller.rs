@@ -10,8 +10,8 @@
 //! # Invariants
 //!
 //! - The timer is armed iff `arm.armed` (`live > 0` and not stopped), except that a callback
-//!   already running when `live` drops to zero ends itself, and that the timer is off while an
-//!   IPI takes it home.
+//!   already running when `live` drops to zero ends itself (whether `track` or the callback's
+//!   own [`Ending`] dropped it), and that the timer is off while an IPI takes it home.
 //! - A callback never waits for a lock: so `track` may cancel it while its caller holds any
 //!   lock the callback's work try-locks.
 //! - Neither the timer nor the IPI owns a reference to the poller, so neither can drop the
@@ -24,7 +24,7 @@
 //!   store is its return, in module text, which outlives it: `free_module` waits for an RCU
 //!   grace period, and a hard-irq handler is an RCU read-side section.
 
-use core::{ffi::c_void, marker::PhantomPinned, ops::Deref};
+use core::{cell::Cell, ffi::c_void, marker::PhantomPinned, ops::Deref};
 
 use kernel::{
     bindings,
@@ -111,7 +111,37 @@ pub(crate) trait PackageWork: Send + Sync + 'static {
     /// An online CPU of the package, if any.
     fn home_cpu(&self) -> Option<CpuId>;
     /// One run on a CPU of the package (hard irq): when to run again, or `None` to stop.
-    fn run(&self) -> Option<Next>;
+    /// Things the run finds over leave the live count through `ending`.
+    fn run(&self, ending: &Ending<'_>) -> Option<Next>;
+}
+
+/// The callback's way to take things off the live count: things the work ends by itself
+/// (a departed event's counter, stopped when the event never came back).
+pub(crate) struct Ending<'a> {
+    arm: &'a RawSpinLock<Arm>,
+    live: &'a Atomic<u32>,
+    /// The count dropped to zero here: the timer is disarmed, and `track` may start it again
+    /// at once, so the callback must not touch its expiry.
+    disarmed: Cell<bool>,
+}
+
+impl Ending<'_> {
+    /// Runs `f`, which ends things and says how many, and takes them off the live count; or,
+    /// if `track` holds the count (perhaps cancelling this callback), runs nothing and returns
+    /// `false`: the work tries again on a later run. The timer stops after this run if the
+    /// count drops to zero.
+    pub(crate) fn end(&self, f: impl FnOnce() -> u32) -> bool {
+        let Some(mut arm) = self.arm.try_lock() else {
+            return false;
+        };
+        arm.live = arm.live.saturating_sub(f());
+        self.live.store(arm.live, ordering::Relaxed);
+        if arm.live == 0 && arm.armed {
+            arm.armed = false;
+            self.disarmed.set(true);
+        }
+        true
+    }
 }
 
 /// When a poller runs again: not before `after` from now, and at the latest `slack` later.
@@ -347,7 +377,14 @@ impl<T: PackageWork> HrTimerCallback for Poller<T> {
             this.set_next(&mut ctx, Next::at(SOON));
             return HrTimerRestart::Restart;
         }
-        match this.work.run() {
+        let ending = Ending {
+            arm: &this.arm,
+            live: &this.live,
+            disarmed: Cell::new(false),
+        };
+        match this.work.run(&ending) {
+            // The work ended the last thing.
+            _ if ending.disarmed.get() => HrTimerRestart::NoRestart,
             Some(next) => {
                 this.set_next(&mut ctx, next);
                 HrTimerRestart::Restart
@@ -367,8 +404,9 @@ impl<T: PackageWork> Poller<T> {
         // SAFETY: `_ctx` proves this runs in the timer's callback: the timer is dequeued and
         // its expiry is the callback's to set before it returns `Restart`, as
         // `hrtimer_forward` and `hrtimer_set_expires_range_ns` do. Nothing else writes it
-        // meanwhile: `track` starts the timer only when not armed, `rehome` only after a
-        // callback that did not restart it.
+        // meanwhile: `track` starts the timer only when not armed (and the callback sets the
+        // expiry only if its `Ending` did not disarm it), `rehome` only after a callback that
+        // did not restart it.
         unsafe {
             let soft = bindings::ktime_get().saturating_add(next.after.as_nanos());
             (*timer)._softexpires = soft;

@@ -19,8 +19,9 @@
 //! # Invariants
 //!
 //! - An event has at most one slot, and its tally slot is the same index.
-//! - `live` (by kind) equals the number of slots whose counter is programmed for them, and a
-//!   slot is live iff its tally has a source.
+//! - `live` (by kind) equals the number of slots whose counter is programmed for them plus
+//!   the departed records (counters counting on for an event on its way back), and a slot is
+//!   live iff its tally has a source.
 //! - Live generic slots hold distinct counters, each allowed by the unit's constraints, never
 //!   a `faulted` one nor a `parked` one.
 
@@ -71,8 +72,8 @@ struct Parked {
     raw: u64,
 }
 
-/// Live events by kind of counter: the MSR ones need the package watchdog, the IMC ones only
-/// the wrap poll.
+/// Live events by kind of counter (departed ones included: their counters count): the MSR
+/// ones need the package watchdog, the IMC ones only the wrap poll.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Live {
     /// Events on generic or fixed MSR counters.

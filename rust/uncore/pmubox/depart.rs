@@ -7,8 +7,10 @@
 //! count, leaves its counter counting (a generic one programmed, the fixed one enabled, an
 //! IMC one is free-running anyway) and keeps where the count stopped; the `add` of the same
 //! event takes the same counter up from there, and the move's gap is counted. A departed
-//! event that does not come back within [`MOVE_NS`] (the package went offline, or the event
-//! was closed) has its counter stopped; so has one whose counter another event takes first.
+//! event that does not come back within [`MOVE_NS`] (it was closed on its way, or perf could
+//! not schedule it where it went) has its counter stopped; so has one whose counter another
+//! event takes first. Until then the record counts as live, so the package's timer runs and
+//! stops that counter even if nothing else happens on the box.
 
 use super::{Cx, PmuBox, Regs, MAX_BOX_EVENTS};
 use crate::uncore::event::Target;
@@ -50,9 +52,10 @@ impl<H: Handle> PmuBox<H> {
 
     /// Live slot `i` leaves its counter counting for its event, to be taken up by the event's
     /// next `add`: folds its count and keeps where it stopped. For a move (`moving`), or, for
-    /// a shared counter (fixed, IMC), a `del` inside a disabled section: perf puts the event
-    /// back before the section ends, and the counter counted for it meanwhile. If it cannot
-    /// (no room, the counter unreadable) it stops the counter as `del` does.
+    /// an IMC counter, a `del` inside a disabled section: perf puts the event back before the
+    /// section ends, and the counter counted for it meanwhile. The record stays in `live`
+    /// until taken up or dropped. If it cannot (no room, the counter unreadable) it stops the
+    /// counter as `del` does.
     pub(super) fn leave<R: Regs, O: FnMut(H, u64)>(
         &mut self,
         cx: &mut Cx<'_, R, O>,
@@ -78,10 +81,6 @@ impl<H: Handle> PmuBox<H> {
                     at,
                     moving,
                 });
-                match s.target {
-                    Target::FreeRunning(_) => self.live.imc -= 1,
-                    _ => self.live.msr -= 1,
-                }
             }
             // Its counter cannot carry the count: stopped, as by `del`.
             _ => self.hw_off(cx, i),
@@ -108,35 +107,28 @@ impl<H: Handle> PmuBox<H> {
             self.drop_departed(cx, k);
             return false;
         }
+        if let Target::Generic(sel) = s.target {
+            let allowed = self.allowed(sel.evt_sel());
+            let c = self.departed[k]
+                .and_then(|d| d.ctr)
+                .filter(|&c| allowed & (1 << c) != 0 && !self.counter_held(c));
+            let Some(c) = c else {
+                // Not the counter it may have now: stopped, and the event starts afresh.
+                self.drop_departed(cx, k);
+                return false;
+            };
+            self.parked[usize::from(c)] = None;
+        }
+        // The record's place in `live` passes to the slot.
         let Some(d) = self.departed[k].take() else {
             return false;
         };
-        if let Some(c) = d.ctr {
-            let Target::Generic(sel) = s.target else {
-                return false;
-            };
-            let held = self
-                .slots
-                .iter()
-                .flatten()
-                .any(|o| o.live && o.ctr == Some(c));
-            if held || self.allowed(sel.evt_sel()) & (1 << c) == 0 {
-                // Not the counter it may have now: stopped, and the event starts afresh.
-                let _ = cx.regs.wrmsr(self.evtsel(c), 0);
-                return false;
-            }
-            self.parked[usize::from(c)] = None;
-        }
         self.edit(i, |s| s.ctr = d.ctr);
         let Some(s) = self.get(i) else {
             return false;
         };
         let (src, _) = self.source(&s);
         cx.tallies.start(i, src, d.raw, d.at);
-        match s.target {
-            Target::FreeRunning(_) => self.live.imc += 1,
-            _ => self.live.msr += 1,
-        }
         self.edit(i, |s| s.live = true);
         true
     }
@@ -147,13 +139,21 @@ impl<H: Handle> PmuBox<H> {
         for d in self.departed.iter_mut() {
             if d.is_some_and(|d| d.ctr == Some(c)) {
                 *d = None;
+                self.live.msr -= 1;
             }
         }
     }
 
+    /// Whether a departed event's counter still counts for it.
+    pub(crate) fn any_departed(&self) -> bool {
+        self.departed.iter().any(Option::is_some)
+    }
+
     /// Stops the counters of departed events that did not come back within [`MOVE_NS`], and,
     /// at the end of a disabled section (`section_over`), of those that left for it only.
-    pub(super) fn expire_departed<R: Regs, O>(
+    /// The package's timer runs it too: a departed event may never come back (closed on its
+    /// way), and nothing else may happen on the box.
+    pub(crate) fn expire_departed<R: Regs, O>(
         &mut self,
         cx: &mut Cx<'_, R, O>,
         section_over: bool,
@@ -177,20 +177,31 @@ impl<H: Handle> PmuBox<H> {
         }
     }
 
+    /// At unload: stops the counter of every departed event, whenever it left.
+    pub(crate) fn drop_all_departed<R: Regs, O>(&mut self, cx: &mut Cx<'_, R, O>) {
+        for k in 0..MAX_BOX_EVENTS {
+            self.drop_departed(cx, k);
+        }
+    }
+
     /// Forgets departed record `k`, stopping the counter it kept counting.
     fn drop_departed<R: Regs, O>(&mut self, cx: &mut Cx<'_, R, O>, k: usize) {
         let Some(d) = self.departed[k].take() else {
             return;
         };
         match (d.target, d.ctr) {
-            (Target::Generic(_), Some(c)) => {
+            (Target::Generic(_), c) => {
                 // Never another event's: whoever took the counter dropped the record.
-                if !self.counter_held(c) {
+                if let Some(c) = c.filter(|&c| !self.counter_held(c)) {
                     let _ = cx.regs.wrmsr(self.evtsel(c), 0);
                 }
+                self.live.msr -= 1;
             }
-            (Target::Fixed, _) => cx.regs.fixed_put(),
-            _ => {}
+            (Target::Fixed, _) => {
+                cx.regs.fixed_put();
+                self.live.msr -= 1;
+            }
+            (Target::FreeRunning(_), _) => self.live.imc -= 1,
         }
     }
 }

@@ -23,7 +23,8 @@ fn a_move_counts_its_gap() {
         r.p.inject(kind, 0, ev, um, 500);
         r.depart(1);
         assert_eq!(r.counts[1], 500, "{kind:?}: folded at the del");
-        assert_eq!(r.b.live().msr + r.b.live().imc, 0);
+        // Its counter counts on for it: live for the package's timer.
+        assert_eq!(r.b.live().msr + r.b.live().imc, 1, "{kind:?}");
         r.p.inject(kind, 0, ev, um, 1000);
         r.b.disable();
         r.add(1, target, true).unwrap();
@@ -59,6 +60,36 @@ fn a_move_that_never_lands_stops_its_counter() {
         r.p.inject(kind, 0, ev, um, 250);
         r.read(1);
         assert_eq!(r.counts[1], 750, "{kind:?}");
+    }
+}
+
+/// A departed event that never comes back (closed on its way) on a box where nothing else
+/// happens: the package's timer stops its counter once the move is overdue, and until then
+/// the record keeps the timer going.
+#[test]
+fn the_timer_stops_a_move_that_never_lands() {
+    let cases = [
+        (&IMC, Target::FreeRunning(0)),
+        (&CBOX, generic(0x8f34)),
+        (&CLOCK, Target::Fixed),
+    ];
+    for (unit, target) in cases {
+        let mut r = Rig::new(unit, 0);
+        r.add(1, target, true).unwrap();
+        r.depart(1);
+        r.p.now += MOVE_NS / 2;
+        r.expire();
+        assert_eq!(
+            r.b.live().msr + r.b.live().imc,
+            1,
+            "{target:?}: not overdue yet"
+        );
+        r.p.now += MOVE_NS / 2;
+        r.expire();
+        assert_eq!(r.b.live(), Default::default(), "{target:?}");
+        assert_eq!(r.p.fixed_users, 0, "{target:?}");
+        assert_eq!(r.p.sim.rdmsr(0x700, r.p.now).unwrap(), 0, "{target:?}");
+        assert_eq!(r.p.sim.rdmsr(0x394, r.p.now).unwrap(), 0, "{target:?}");
     }
 }
 

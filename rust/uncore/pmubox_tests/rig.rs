@@ -222,6 +222,11 @@ impl Rig {
         op!(self, |b, cx| b.check(cx))
     }
 
+    /// The package timer's run over this box: stops what departed events left counting.
+    pub(super) fn expire(&mut self) {
+        op!(self, |b, cx| b.expire_departed(cx, false))
+    }
+
     pub(super) fn poll(&mut self) -> Option<Note> {
         op!(self, |b, cx| b.poll(cx))
     }
