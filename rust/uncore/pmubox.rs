@@ -393,8 +393,7 @@ impl<H: Handle> PmuBox<H> {
         };
         res.map_err(|n| {
             // Refused: the box forgets the event.
-            cx.tallies.release(free);
-            self.slots[free] = None;
+            self.forget(cx, free);
             AddError::Fault(n)
         })
     }
@@ -412,6 +411,11 @@ impl<H: Handle> PmuBox<H> {
                 self.hw_stop(cx, i);
             }
         }
+        self.forget(cx, i);
+    }
+
+    /// Frees slot `i` and its tally slot: the event is no longer the box's.
+    fn forget<R: Regs, O>(&mut self, cx: &mut Cx<'_, R, O>, i: usize) {
         cx.tallies.release(i);
         self.slots[i] = None;
     }

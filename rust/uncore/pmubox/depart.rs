@@ -46,8 +46,7 @@ impl<H: Handle> PmuBox<H> {
             return self.del(cx, ev);
         }
         self.leave(cx, i, true);
-        cx.tallies.release(i);
-        self.slots[i] = None;
+        self.forget(cx, i);
     }
 
     /// Live slot `i` leaves its counter counting for its event, to be taken up by the event's
