@@ -134,7 +134,8 @@ impl Ending<'_> {
         let Some(mut arm) = self.arm.try_lock() else {
             return false;
         };
-        arm.live = arm.live.saturating_sub(f());
+        let live = arm.live.saturating_sub(f());
+        arm.set_live(live);
         self.live.store(arm.live, ordering::Relaxed);
         if arm.live == 0 && arm.armed {
             arm.armed = false;
@@ -173,6 +174,19 @@ struct Arm {
     armed: bool,
     /// `stop` ran: the timer is never armed again.
     stopped: bool,
+}
+
+impl Arm {
+    /// Sets the live count (the simulator's [`LEAK_LIVE`] keeps it at one once it was more).
+    fn set_live(&mut self, live: u32) {
+        #[cfg(skl_sim)]
+        let live = if self.live > 0 && live == 0 && LEAK_LIVE.load(ordering::Relaxed) {
+            1
+        } else {
+            live
+        };
+        self.live = live;
+    }
 }
 
 /// Runs `T` from a timer while [`Poller::track`]'s count is non-zero.
@@ -261,14 +275,10 @@ impl<T: PackageWork> Poller<T> {
     /// the package.
     pub(crate) fn track(&self, delta: i64, within: Option<Delta>) {
         let mut arm = self.arm.lock();
-        let was = arm.live;
-        arm.live = i64::from(was)
+        let live = i64::from(arm.live)
             .saturating_add(delta)
             .clamp(0, i64::from(u32::MAX)) as u32;
-        #[cfg(skl_sim)]
-        if was > 0 && arm.live == 0 && LEAK_LIVE.load(ordering::Relaxed) {
-            arm.live = 1;
-        }
+        arm.set_live(live);
         self.live.store(arm.live, ordering::Relaxed);
         if arm.live == 0 {
             if arm.armed {
