@@ -101,4 +101,16 @@ check "unreadable counter, a group of two: counts 0 0, member running 0, leader 
 		END { print c[1], c[2], r[2], (r[1] * 100 < e[1]) ? "yes" : "no: " r[1] " of " e[1] }'))"
 check "unreadable counter, a group of two: one line, read once" "1 faults 1" \
 	"$(($(lines 'MSR_UNC_CBO_1_PERFCTR0 (0x716) faulted when read') - said)) $faults"
+# 6. Once the fault is known, such a group is refused at open (EINVAL: it does not fit the one
+# counter left), where it would otherwise open and never count; a lone event still opens.
+load "read-faults 0x716"
+$PO -r "sleep 0.2" uncore_cbox_1/0x8f34 > /dev/null 2>&1
+out=$($PO -g uncore_cbox_1/0x8f34 uncore_cbox_1/0x1134 2>&1)
+echo "$out" | sed 's/^/# /'
+lone=$($PO uncore_cbox_1/0x1134 2>&1)
+faults=$(unload)
+check "a known-unreadable counter: a group of two is refused at open, a lone event opens" \
+	"uncore_cbox_1/0x8f34: ok|uncore_cbox_1/0x1134: errno 22 EINVAL|uncore_cbox_1/0x1134: ok" \
+	"$(printf "%s\n%s\n" "$out" "$lone" | grep '^uncore' | tr '\n' '|' | sed 's/|$//')"
+check "a known-unreadable counter: read once" "faults 1" "$faults"
 ktap_end

@@ -282,6 +282,12 @@ impl PkgState {
             && self.boxes[slot].inner.lock().can_count(target)
     }
 
+    /// The generic counters of box `slot` an event of event select `event` may use: none
+    /// that faulted.
+    pub(super) fn allowed(&self, slot: usize, event: u8) -> u32 {
+        self.boxes[slot].inner.lock().allowed(event)
+    }
+
     /// After a sleep that reset the package while none of its CPUs was online: nothing of it
     /// is live, and the global enable it had is gone.
     pub(super) fn forget_registers(&self) {

@@ -103,11 +103,12 @@ impl UncorePmu {
         self.engine.package(platform::cpu_package(cpu))
     }
 
-    /// The generic-counter request of a group member, `None` for shared counters.
-    fn request(&self, config: u64) -> Option<Request> {
+    /// The generic-counter request of a group member on `pkg`, `None` for shared counters:
+    /// a counter found faulting there is not offered.
+    fn request(&self, pkg: &Package, config: u64) -> Option<Request> {
         match Target::from_raw(config) {
             Target::Generic(sel) => Some(Request {
-                allowed: self.unit.allowed_counters(sel.evt_sel(), self.nr_generic),
+                allowed: pkg.allowed(self.slot, sel.evt_sel()),
                 current: None,
             }),
             _ => None,
@@ -122,9 +123,10 @@ impl UncorePmu {
         }; sched::MAX_COUNTERS + 1];
         let mut n_generic = 0;
         let mut n_all = 0;
+        let pkg = self.package_of_cpu(ev.cpu());
         let mut collect = |config: u64| {
             n_all += 1;
-            if let Some(req) = self.request(config) {
+            if let Some(req) = self.request(pkg, config) {
                 if n_generic < reqs.len() {
                     reqs[n_generic] = req;
                 }

@@ -17,7 +17,7 @@ impl<H: Handle> PmuBox<H> {
     }
 
     /// The generic counters event select `event` may use here: not a faulted one.
-    pub(super) fn allowed(&self, event: u8) -> u32 {
+    pub(crate) fn allowed(&self, event: u8) -> u32 {
         self.unit.allowed_counters(event, self.nr_generic) & !self.faulted
     }
 
