@@ -11,9 +11,9 @@
 # - exact: after known injections, every CPU of an event's package reads the injected total
 #   in NMI, on that CPU; the other package's CPUs get -EINVAL; enabled = running > 0; the
 #   final count (process context) is the same total;
-# - rotation: NMI reads on every CPU, one after another, for the whole of a perf stat that
-#   multiplexes 5 CBo 0 events per package (2 kernel counters, 3 of perf stat) on its 2
-#   counters while injections land: no read fails, none goes backwards, and per package the
+# - rotation: NMI reads on every CPU, one after another, for as long as injections land in a
+#   perf stat that multiplexes 5 CBo 0 events per package (2 kernel counters, 3 of perf
+#   stat) on its 2 counters: no read fails, none goes backwards, and per package the
 #   five events' counts add up exactly to what CBo 0's counters counted (the model's totals):
 #   no NMI read moved a count between events, lost or invented one;
 # - nothing logged by either module, no unknown NMI.
@@ -27,7 +27,7 @@ SIM=/sys/kernel/debug/skl_uncore_sim
 CTL=/sys/kernel/debug/nmi_read/ctl
 RES=/sys/kernel/debug/nmi_read/results
 INJ=1000
-ROUNDS=1000
+ROUNDS=3000
 
 insmod /lib/skl/skl_uncore_sim.ko || { echo "Bail out! insmod skl_uncore_sim failed"; exit 1; }
 addr=$(awk '$3 == "perf_event_read_local" { print $1; exit }' /proc/kallsyms)
@@ -84,7 +84,7 @@ echo close > $CTL
 check "final counts (process context): the same totals" "13345 13345 778 778" \
 	"$(awk '/^final/ { printf "%s%s", s, $5; s = " " }' $RES)"
 
-# Phase 2: NMI reads against perf's rotation. Per package: kernel counters 0x8f34 and
+# Phase 2: NMI reads against perf's rotation, for as long as the injections last. Per package: kernel counters 0x8f34 and
 # 0x1134, perf stat's 0x2134 0x4134 0x8134, all counting injections of umask 0x01, on CBo 0's
 # two counters. Events 0,1 on package 0, 2,3 on package 1.
 totals() { awk -v p="$1" '/^package / { pkg = $2 } /^totals fixed/ && pkg == p { for (i = 1; i <= NF; i++) if ($i == "cbox0") { print $(i + 1) + $(i + 2); exit } }' $SIM/regs; }
@@ -96,8 +96,9 @@ for e in "0 $cbox 0x8f34" "0 $cbox 0x1134" "2 $cbox 0x8f34" "2 $cbox 0x1134"; do
 done
 perf stat --no-scale -A -x';' -o /tmp/rot.csv -a -e uncore_cbox_0/event=0x34,umask=0x21/ \
 	-e uncore_cbox_0/event=0x34,umask=0x41/ -e uncore_cbox_0/event=0x34,umask=0x81/ -- \
-	sh -c "i=0; while [ \$i -lt $ROUNDS ]; do echo 'cbox 0 0x34 0x01 $INJ' > $SIM/inject; i=\$((i + 1)); done &
-		echo 'loop 4000' > $CTL; wait"
+	sh -c "(while [ ! -e /tmp/injected ]; do echo 'loop 200' > $CTL || exit 1; done) & reader=\$!
+		i=0; while [ \$i -lt $ROUNDS ]; do echo 'cbox 0 0x34 0x01 $INJ' > $SIM/inject; i=\$((i + 1)); done
+		touch /tmp/injected; wait \$reader"
 check "perf stat and the NMI loop exit 0" "0" "$?"
 echo close > $CTL
 t0=$(($(totals 0) - t0)) t1=$(($(totals 1) - t1))

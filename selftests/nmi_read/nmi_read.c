@@ -15,6 +15,7 @@
  *   ctl (write)   "open CPU TYPE CONFIG": a kernel counter (perf_event_create_kernel_counter)
  *                 "read CPU": one NMI on CPU reads every event; its results go to `results`
  *                 "loop MS": for MS ms, NMI reads of every event on every online CPU, in turn
+ *                 (the loop's figures add up over loops, from the first open after a close)
  *                 "close": reads each event's final count (perf_event_read_value) and
  *                 releases every event
  *   results (read) one line per "read", per event: "read CPU ev I err E value V enabled N
@@ -133,6 +134,11 @@ static int cmd_open(int cpu, u32 type, u64 config)
 
 	if (nev == MAX_EV || cpu < 0 || cpu >= nr_cpu_ids || !cpu_online(cpu))
 		return -EINVAL;
+	if (!nev) {
+		memset(loop_ev, 0, sizeof(loop_ev));
+		loop_rounds = loop_timeouts = loop_not_nmi = loop_wrong_cpu = 0;
+		loop_done = false;
+	}
 	ev = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
 	if (IS_ERR(ev))
 		return PTR_ERR(ev);
@@ -161,8 +167,6 @@ static int cmd_loop(unsigned int ms)
 	u64 end = ktime_get_ns() + (u64)ms * NSEC_PER_MSEC;
 	int cpu, i;
 
-	memset(loop_ev, 0, sizeof(loop_ev));
-	loop_rounds = loop_timeouts = loop_not_nmi = loop_wrong_cpu = 0;
 	loop_done = true;
 	while (ktime_get_ns() < end) {
 		cpus_read_lock();
