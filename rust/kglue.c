@@ -400,6 +400,11 @@ void skl_glue_system_wakeup(void)
 {
 	pm_system_wakeup();
 }
+
+bool skl_glue_in_nmi(void)
+{
+	return in_nmi();
+}
 #endif
 
 #ifndef SKL_GLUE_SIM

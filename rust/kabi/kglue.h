@@ -87,6 +87,8 @@ int skl_glue_intel_uncore_config(void);
 
 /* Simulator only: ends a suspend-to-idle, as a wake-up interrupt does. */
 void skl_glue_system_wakeup(void);
+/* Simulator only: in_nmi() (a read in NMI cannot wait for the model's lock). */
+bool skl_glue_in_nmi(void);
 
 /* The CPU of @cpu's package in the cpumask perf keeps for @pmu's scope, or -ENODEV. */
 int skl_glue_pmu_scope_cpu(struct pmu *pmu, int cpu);

@@ -69,6 +69,28 @@ impl<T> RawSpinLock<T> {
         f(&mut self.lock())
     }
 
+    /// Runs `f` on the value if the lock can be had within `wait_ns` of `now()`, spinning on
+    /// `try_lock` (the simulator's register files, read in NMI: the holder may be the
+    /// context the NMI interrupted, which cannot release it until the NMI returns).
+    #[cfg(skl_sim)]
+    pub(crate) fn try_with_within<R>(
+        &self,
+        wait_ns: u64,
+        now: impl Fn() -> u64,
+        f: impl FnOnce(&mut T) -> R,
+    ) -> Option<R> {
+        let end = now().saturating_add(wait_ns);
+        loop {
+            if let Some(mut g) = self.try_lock() {
+                return Some(f(&mut g));
+            }
+            if now() > end {
+                return None;
+            }
+            core::hint::spin_loop();
+        }
+    }
+
     /// Takes the lock if it is free (hard-irq timers must never wait: the lock's holder may
     /// be cancelling them).
     pub(crate) fn try_lock(&self) -> Option<RawGuard<'_, T>> {

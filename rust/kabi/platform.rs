@@ -32,6 +32,22 @@ pub(crate) fn now_fast_ns() -> u64 {
     unsafe { kernel::bindings::ktime_get_boot_fast_ns() }
 }
 
+/// Whether this runs in NMI context (the simulator's register file cannot wait for its lock
+/// there: the holder may be the context the NMI interrupted).
+#[cfg(skl_sim)]
+pub(crate) fn in_nmi() -> bool {
+    // SAFETY: `in_nmi` reads the current CPU's preempt count; any context.
+    unsafe { sys::skl_glue_in_nmi() }
+}
+
+/// CLOCK_MONOTONIC as [`now_ns`], NMI-safe (`ktime_get` is a seqcount reader, which an NMI
+/// that interrupted the writer on this CPU would wait for forever).
+#[cfg(skl_sim)]
+pub(crate) fn now_nmi_ns() -> u64 {
+    // SAFETY: `ktime_get_mono_fast_ns` may be called from any context, NMI included.
+    unsafe { kernel::bindings::ktime_get_mono_fast_ns() }
+}
+
 #[cfg(skl_sim)]
 /// Ends a suspend-to-idle as a wake-up interrupt would (the simulator's wake-up source).
 pub(crate) fn system_wakeup() {
