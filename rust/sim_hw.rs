@@ -96,14 +96,7 @@ pub(crate) struct SimHw {
     models: KVec<Pin<KBox<RawSpinLock<SimUncore>>>>,
 }
 
-/// How long a read in NMI waits for its package's register file before it faults: the
-/// holder may be the context the NMI interrupted, on this CPU (an injection, the driver's own
-/// access), or a vCPU the host preempted; perf warns of NMI handlers that run over 1 ms.
-const NMI_WAIT_NS: u64 = 500_000;
-
-/// Register reads in NMI since load, and those of them that found the register file busy
-/// for [`NMI_WAIT_NS`] (`regs`: `nmi_reads N busy N`; the selftests check reads happened).
-static NMI_READS: [Atomic<u64>; 2] = [const { Atomic::new(0) }; 2];
+mod nmi;
 
 fn fault_to_err(_f: Fault) -> Error {
     // What `rdmsr_safe`/`wrmsr_safe` report for a #GP.
@@ -204,28 +197,6 @@ impl SimHw {
     /// Runs `f` on the register file of the calling CPU's package: where an MSR access lands.
     fn here<R>(&self, f: impl FnOnce(&mut SimUncore) -> R) -> R {
         self.on(CpuId::current(), f)
-    }
-
-    /// A read access (`f` gets the model and the time): in NMI (`perf_event_read_local`), the
-    /// register file is waited for at most [`NMI_WAIT_NS`], on an NMI-safe clock, and the
-    /// access then faults (the read is stale, never wrong); elsewhere as [`Self::here`].
-    fn read_here<R>(
-        &self,
-        f: impl FnOnce(&mut SimUncore, u64) -> core::result::Result<R, Fault>,
-    ) -> Result<R> {
-        if !platform::in_nmi() {
-            return self.here(|m| f(m, now_ns())).map_err(fault_to_err);
-        }
-        NMI_READS[0].fetch_add(1, ordering::Relaxed);
-        self.model(CpuId::current())
-            .try_with_within(NMI_WAIT_NS, platform::now_nmi_ns, |m| {
-                f(m, platform::now_nmi_ns())
-            })
-            .ok_or_else(|| {
-                NMI_READS[1].fetch_add(1, ordering::Relaxed);
-                EBUSY
-            })?
-            .map_err(fault_to_err)
     }
 
     /// Runs `f` on every package's register file (debugfs commands), stopping at an error.
@@ -340,12 +311,7 @@ fn show_regs(hw: &Arc<SimHw>, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Re
         "load_us model {} names {} probe {} files {} register {}",
         us[0], us[1], us[2], us[3], us[4]
     )?;
-    writeln!(
-        f,
-        "nmi_reads {} busy {}",
-        NMI_READS[0].load(ordering::Relaxed),
-        NMI_READS[1].load(ordering::Relaxed)
-    )?;
+    writeln!(f, "nmi_reads {} busy {}", nmi::reads(), nmi::busy())?;
     for (pkg, model) in hw.models.iter().enumerate() {
         if hw.models.len() > 1 {
             writeln!(f, "package {pkg}")?;
