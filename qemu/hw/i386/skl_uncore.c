@@ -1684,10 +1684,110 @@ static void skl_uncore_realize(DeviceState *dev, Error **errp)
     skl_uncore_reset_hold(OBJECT(s), RESET_TYPE_COLD);
 }
 
+/*
+ * The stored control register at @msr of @p (post_load's fault check), NULL
+ * for a counter, a status or a register the model does not keep.
+ */
+static uint64_t *control_reg(SklUncoreState *s, SklPackage *p, uint32_t msr)
+{
+    int box, idx, kind;
+
+    switch (msr) {
+    case MSR_UNC_PERF_GLOBAL_CTRL:
+        return &p->global_ctrl;
+    case MSR_UNC_PERF_FIXED_CTRL:
+        return &p->fixed_ctrl;
+    case MSR_UNC_UNK_397:
+        return &p->unk_397;
+    }
+    if (!decode_generic(s, msr, &box, &idx, &kind)) {
+        return NULL;
+    }
+    if (kind == R_EVTSEL) {
+        return &p->evtsel[box][idx];
+    }
+    return kind == R_AUX4 ? &p->aux[box] : NULL;
+}
+
+/*
+ * Package @n of a loaded stream against the part: a register the part (or
+ * the machine, for a package beyond sockets=) lacks holds 0, and one a fault
+ * profile refuses to write holds what a write could leave there.
+ */
+static int post_load_package(SklUncoreState *s, int n)
+{
+    SklPackage *p = &s->pkg[n];
+    bool present = n < s->npkgs;
+    uint64_t aux_valid = s->profile->aux_regs && present ? AUX_VALID : 0;
+    int b, i;
+    uint32_t msr;
+
+    if (p->global_ctrl & ~(uint64_t)s->gctrl_valid ||
+        p->fixed_ctrl & ~(uint64_t)FIXED_CTRL_VALID ||
+        p->fixed_ctr & ~width_mask(FIXED_WIDTH)) {
+        error_report("skl-uncore: package %d: a register holds bits the "
+                     "part lacks", n);
+        return -EINVAL;
+    }
+    if (p->global_status & ~(uint64_t)s->profile->status_valid) {
+        error_report("skl-uncore: package %d: GLOBAL_STATUS %#" PRIx64
+                     " has bits the part lacks", n, p->global_status);
+        return -EINVAL;
+    }
+    if (p->unk_397 & ~aux_valid) {
+        error_report("skl-uncore: package %d: 0x397 %#" PRIx64 " has bits "
+                     "the part lacks", n, p->unk_397);
+        return -EINVAL;
+    }
+    if (!present && (p->global_ctrl || p->global_status || p->fixed_ctrl ||
+                     p->fixed_ctr)) {
+        error_report("skl-uncore: package %d: the machine has %d packages, "
+                     "but its registers are set", n, s->npkgs);
+        return -EINVAL;
+    }
+    for (b = 0; b < NR_GENERIC_BOXES; b++) {
+        bool box = present && box_present(s, b);
+
+        if (b < MAX_CBOS && p->aux[b] & ~(box ? aux_valid : 0)) {
+            error_report("skl-uncore: package %d: box %d: +4 register %#"
+                         PRIx64 " has bits the part lacks", n, b, p->aux[b]);
+            return -EINVAL;
+        }
+        for (i = 0; i < MAX_COUNTERS; i++) {
+            if (p->evtsel[b][i] & ~s->evtsel_valid ||
+                p->ctr[b][i] & ~width_mask(GENERIC_WIDTH)) {
+                error_report("skl-uncore: package %d: box %d counter %d "
+                             "holds bits the part lacks", n, b, i);
+                return -EINVAL;
+            }
+            if ((!box || i >= box_counters(s, b)) &&
+                (p->evtsel[b][i] || p->ctr[b][i])) {
+                error_report("skl-uncore: package %d: box %d counter %d: "
+                             "the part lacks it, but it is set", n, b, i);
+                return -EINVAL;
+            }
+        }
+    }
+    /* No guest write can get past a fault (the backdoor sets counters only). */
+    for (msr = 0; msr < NR_MSR_STATS; msr++) {
+        int mode = s->fault_mode[msr];
+        uint64_t *reg = mode ? control_reg(s, p, msr) : NULL;
+
+        if (reg && (mode == FAULT_ABSENT || mode == FAULT_WRITE ?
+                    *reg : *reg & fault_en_bit(msr))) {
+            error_report("skl-uncore: package %d: MSR %#x holds %#" PRIx64
+                         ", which its fault profile refuses to write", n, msr,
+                         *reg);
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
 static int skl_uncore_post_load(void *opaque, int version_id)
 {
     SklUncoreState *s = opaque;
-    int n;
+    int n, ret;
 
     /* The stream is input: every index and mask it sets is checked. */
     if (s->bd_sel >= BD_NR_ARGS) {
@@ -1700,25 +1800,9 @@ static int skl_uncore_post_load(void *opaque, int version_id)
         return -EINVAL;
     }
     for (n = 0; n < MAX_PACKAGES; n++) {
-        SklPackage *p = &s->pkg[n];
-        int b, i;
-
-        if (p->global_ctrl & ~(uint64_t)s->gctrl_valid ||
-            p->fixed_ctrl & ~(uint64_t)FIXED_CTRL_VALID ||
-            p->fixed_ctr & ~width_mask(FIXED_WIDTH)) {
-            error_report("skl-uncore: package %d: a register holds bits the "
-                         "part lacks", n);
-            return -EINVAL;
-        }
-        for (b = 0; b < NR_GENERIC_BOXES; b++) {
-            for (i = 0; i < MAX_COUNTERS; i++) {
-                if (p->evtsel[b][i] & ~s->evtsel_valid ||
-                    p->ctr[b][i] & ~width_mask(GENERIC_WIDTH)) {
-                    error_report("skl-uncore: package %d: box %d counter %d "
-                                 "holds bits the part lacks", n, b, i);
-                    return -EINVAL;
-                }
-            }
+        ret = post_load_package(s, n);
+        if (ret) {
+            return ret;
         }
     }
     for (n = 0; n < 5; n++) {
