@@ -18,6 +18,12 @@
 #                                 line is "N counters per CBo: LINE", a group of N events on
 #                                 uncore_cbox_0 counts each its injection exactly, and a group
 #                                 of N + 1 is refused at open (never a fault at add)
+#   skl_uncore_probe.sh packages N LINE LINE0 LINE1
+#                                 skl_uncore.ko on two packages that differ (vm-run --silicon
+#                                 --cpus 4,sockets=2,cores=2, faults=...@1, quiet): the line
+#                                 "N counters per CBo: LINE" (the fewest, and where), then one
+#                                 line per package, "package P: LINEP"; on each package every
+#                                 CBo takes a group of N events, exactly, and refuses N + 1
 . /selftests/lib.sh
 
 SIM=/sys/kernel/debug/skl_uncore_sim
@@ -49,26 +55,50 @@ stop_hotplug() {
 	for c in 1 2 3; do echo 1 > "$(online $c)" 2>/dev/null; done
 }
 
-if [ "$1" = profile ]; then
+# group PMU BOX N [CPU]: $evs, the first N of four events that never count each other's
+# injections (parts.sh has the same four) on PMU, opened on CPU when given; $cmd injects into
+# each on CBo BOX (of CPU's package); $want, the counts that gives.
+group() {
+	evs= cmd= want= g=0
+	for e in "0x8134 0x34 0x81 11" "0x1634 0x34 0x16 22" "0x4122 0x22 0x41 33" "0x4822 0x22 0x48 44"; do
+		[ $g -lt $3 ] || break
+		set -- "$1" "$2" "$3" "$4" $e
+		evs="$evs $1/$5${4:+/cpu=$4}" want="$want $8"
+		cmd="$cmd ${4:+SKL_SILICON_CPU=$4 }skl-inject cbox $2 $6 $7 $8;"
+		g=$((g + 1))
+	done
+}
+
+if [ "$1" = profile ] || [ "$1" = packages ]; then
 	n=$2
 	PO=/selftests/perf_open
 	dmesg -c >/dev/null
 	insmod /lib/skl/skl_uncore.ko
 	check "insmod skl_uncore" "0" "$?"
 	check "the line: $n counters per CBo, and why" "skl_uncore: $n counters per CBo: $3" "$(line)"
-	# Events that never count each other's injections (parts.sh has the same four).
-	set -- "0x8134 0x34 0x81 11" "0x1634 0x34 0x16 22" "0x4122 0x22 0x41 33" "0x4822 0x22 0x48 44"
-	evs= cmd= want= i=0
-	for e in "$@"; do
-		[ $i -lt $n ] || break
-		set -- $e
-		evs="$evs uncore_cbox_0/$1" cmd="$cmd skl-inject cbox 0 $2 $3 $4;" want="$want $4"
-		i=$((i + 1))
-	done
-	check "a group of $n events counts each its injection, exactly" "$(echo $want)" \
-		"$(echo $($PO -g -r "$cmd" $evs 2>&1 | sed -n 's/^count \([0-9]*\) .*/\1/p'))"
-	check "a group of $((n + 1)) is refused at open: its last member EINVAL" "EINVAL" \
-		"$($PO -g $evs uncore_cbox_0/0x8f34 2>&1 | sed -n 's/^uncore_cbox_0\/0x8f34: errno [0-9]* //p')"
+	if [ "$1" = profile ]; then
+		group uncore_cbox_0 0 $n
+		check "a group of $n events counts each its injection, exactly" "$(echo $want)" \
+			"$(echo $($PO -g -r "$cmd" $evs 2>&1 | sed -n 's/^count \([0-9]*\) .*/\1/p'))"
+		check "a group of $((n + 1)) is refused at open: its last member EINVAL" "EINVAL" \
+			"$($PO -g $evs uncore_cbox_0/0x8f34 2>&1 | sed -n 's/^uncore_cbox_0\/0x8f34: errno [0-9]* //p')"
+	else
+		check "then one line per package, each as it answered" \
+			"skl_uncore: package 0: $4 / skl_uncore: package 1: $5" \
+			"$(dmesg | grep -o 'skl_uncore: package [0-9]*: .*' | awk 'NR > 1 { printf " / " } { printf "%s", $0 }')"
+		cboxes=$(ls /sys/bus/event_source/devices | grep '^uncore_cbox_' | sort)
+		check "CBo PMUs (2 cores a package)" "uncore_cbox_0 uncore_cbox_1" "$(echo $cboxes)"
+		# Package P through its first CPU (the backdoor too).
+		for cpu in 0 2; do
+			for pmu in $cboxes; do
+				group $pmu ${pmu#uncore_cbox_} $n $cpu
+				check "package $((cpu / 2)), $pmu: a group of $n events counts each its injection, exactly" \
+					"$(echo $want)" "$(echo $($PO -g -r "$cmd" $evs 2>&1 | sed -n 's/^count \([0-9]*\) .*/\1/p'))"
+				check "package $((cpu / 2)), $pmu: a group of $((n + 1)) is refused at open: EINVAL" "EINVAL" \
+					"$($PO -g $evs $pmu/0x8f34/cpu=$cpu 2>&1 | sed -n "s|^$pmu/0x8f34/cpu=$cpu: errno [0-9]* ||p")"
+			done
+		done
+	fi
 	rmmod skl_uncore
 	check "rmmod skl_uncore" "0" "$?"
 	ktap_end

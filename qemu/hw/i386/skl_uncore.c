@@ -320,8 +320,11 @@ struct SklUncoreState {
     uint64_t mmio_reads[NR_MMIO_STATS];
     uint64_t cfg_reads[NR_CFG_STATS];
 
-    /* Fault modes and tallies (#GP raised, constraint violations) per MSR. */
-    uint8_t fault_mode[NR_MSR_STATS];
+    /*
+     * Fault modes per package and MSR ("faults", "@N" names one package),
+     * tallies (#GP raised, constraint violations) per MSR.
+     */
+    uint8_t fault_mode[MAX_PACKAGES][NR_MSR_STATS];
     uint64_t gp_count[NR_MSR_STATS];
     uint64_t viol_count[NR_MSR_STATS];
 };
@@ -757,11 +760,14 @@ static SklPackage *msr_access(SklUncoreState *s, int socket, uint32_t msr,
     return p;
 }
 
-/* Whether the "faults" property makes this RDMSR (or WRMSR of @val) #GP. */
-static bool fault_refuses(SklUncoreState *s, uint32_t msr, bool write,
-                          uint64_t val)
+/*
+ * Whether the "faults" property makes this RDMSR (or WRMSR of @val) by a CPU
+ * of package @pkg #GP.
+ */
+static bool fault_refuses(SklUncoreState *s, int pkg, uint32_t msr,
+                          bool write, uint64_t val)
 {
-    switch (s->fault_mode[msr]) {
+    switch (s->fault_mode[pkg][msr]) {
     case FAULT_ABSENT:
         return true;
     case FAULT_READ:
@@ -774,10 +780,12 @@ static bool fault_refuses(SklUncoreState *s, uint32_t msr, bool write,
     return false;
 }
 
-/* One register of a "faults" entry gets @mode (checked). */
-static bool fault_set(SklUncoreState *s, uint64_t msr, int mode,
+/* One register of a "faults" entry gets @mode on package @pkg, -1 all. */
+static bool fault_set(SklUncoreState *s, int pkg, uint64_t msr, int mode,
                       const char *entry, Error **errp)
 {
+    int n;
+
     if (msr >= NR_MSR_STATS || !is_model_msr(msr)) {
         error_setg(errp, "skl-uncore: faults: '%s' is not a register of the "
                    "model", entry);
@@ -788,15 +796,20 @@ static bool fault_set(SklUncoreState *s, uint64_t msr, int mode,
                    " has no enable bit", entry, msr);
         return false;
     }
-    s->fault_mode[msr] = mode;
+    for (n = 0; n < MAX_PACKAGES; n++) {
+        if (pkg < 0 || pkg == n) {
+            s->fault_mode[n][msr] = mode;
+        }
+    }
     return true;
 }
 
 /*
- * The "faults" property: ENTRY[+ENTRY]..., ENTRY = REG:MODE. REG is an MSR
- * number (0x703) or evtselN / ctrN (PERFEVTSELN / PERFCTRN of every CBo).
+ * The "faults" property: ENTRY[+ENTRY]..., ENTRY = REG:MODE[@PKG]. REG is an
+ * MSR number (0x703) or evtselN / ctrN (PERFEVTSELN / PERFCTRN of every CBo).
  * MODE: absent (RDMSR and WRMSR #GP), en (WRMSR with the enable bit set
- * #GPs), read (RDMSR #GPs), write (every WRMSR #GPs).
+ * #GPs), read (RDMSR #GPs), write (every WRMSR #GPs). @PKG: on package PKG
+ * (0 .. sockets - 1) only; without it, on every package.
  */
 static bool fault_parse(SklUncoreState *s, Error **errp)
 {
@@ -812,39 +825,51 @@ static bool fault_parse(SklUncoreState *s, Error **errp)
     for (e = 0; entries[e]; e++) {
         const char *entry = entries[e];
         const char *colon = strchr(entry, ':');
+        const char *at = colon ? strchr(colon, '@') : NULL;
         g_autofree char *reg = NULL;
+        g_autofree char *mname = NULL;
         unsigned n;
-        int mode = FAULT_NONE;
-        uint64_t msr;
+        int mode = FAULT_NONE, pkg = -1;
+        uint64_t msr, pkgn;
 
         if (colon) {
+            mname = at ? g_strndup(colon + 1, at - colon - 1)
+                       : g_strdup(colon + 1);
             for (m = FAULT_ABSENT; m <= FAULT_WRITE; m++) {
-                if (!strcmp(colon + 1, modes[m])) {
+                if (!strcmp(mname, modes[m])) {
                     mode = m;
                 }
             }
         }
         if (mode == FAULT_NONE) {
-            error_setg(errp, "skl-uncore: faults: '%s' is not REG:MODE "
+            error_setg(errp, "skl-uncore: faults: '%s' is not REG:MODE[@PKG] "
                        "(MODE absent, en, read or write)", entry);
             return false;
+        }
+        if (at) {
+            if (qemu_strtou64(at + 1, NULL, 10, &pkgn) || pkgn >= s->npkgs) {
+                error_setg(errp, "skl-uncore: faults: '%s': PKG is a package, "
+                           "0..%d", entry, s->npkgs - 1);
+                return false;
+            }
+            pkg = pkgn;
         }
         reg = g_strndup(entry, colon - entry);
         if (sscanf(reg, "evtsel%u", &n) == 1 && n < MAX_COUNTERS) {
             for (b = 0; b < MAX_CBOS; b++) {
-                if (!fault_set(s, cbo_base(b) + n, mode, entry, errp)) {
+                if (!fault_set(s, pkg, cbo_base(b) + n, mode, entry, errp)) {
                     return false;
                 }
             }
         } else if (sscanf(reg, "ctr%u", &n) == 1 && n < MAX_COUNTERS) {
             for (b = 0; b < MAX_CBOS; b++) {
-                if (!fault_set(s, cbo_base(b) + CBO_PERFCTR_OFFSET + n, mode,
-                               entry, errp)) {
+                if (!fault_set(s, pkg, cbo_base(b) + CBO_PERFCTR_OFFSET + n,
+                               mode, entry, errp)) {
                     return false;
                 }
             }
         } else if (qemu_strtou64(reg, NULL, 0, &msr) == 0) {
-            if (!fault_set(s, msr, mode, entry, errp)) {
+            if (!fault_set(s, pkg, msr, mode, entry, errp)) {
                 return false;
             }
         } else {
@@ -874,7 +899,7 @@ bool skl_uncore_rdmsr(int socket, uint32_t msr, uint64_t *val, bool *gp)
         return true;
     }
     p = msr_access(s, socket, msr, false);
-    if (fault_refuses(s, msr, false, 0)) {
+    if (fault_refuses(s, package_index(s, socket), msr, false, 0)) {
         *gp = true;
         goto out;
     }
@@ -984,7 +1009,7 @@ bool skl_uncore_wrmsr(int socket, uint32_t msr, uint64_t val, bool *gp)
         return true;
     }
     p = msr_access(s, socket, msr, true);
-    if (fault_refuses(s, msr, true, val)) {
+    if (fault_refuses(s, package_index(s, socket), msr, true, val)) {
         *gp = true;
         goto out;
     }
@@ -1636,12 +1661,13 @@ static void skl_uncore_realize(DeviceState *dev, Error **errp)
         error_setg(errp, "only one skl-uncore device is supported");
         return;
     }
-    if (!skl_uncore_apply_profile(s, errp)) {
-        return;
-    }
     s->npkgs = ms->smp.sockets;
     if (s->npkgs < 1 || s->npkgs > MAX_PACKAGES) {
         error_setg(errp, "skl-uncore: 1..%d sockets", MAX_PACKAGES);
+        return;
+    }
+    /* After npkgs: a fault's @PKG is checked against it. */
+    if (!skl_uncore_apply_profile(s, errp)) {
         return;
     }
     if (s->mchbar_reset & ~MCHBAR_BASE_MASK) {
@@ -1684,10 +1710,110 @@ static void skl_uncore_realize(DeviceState *dev, Error **errp)
     skl_uncore_reset_hold(OBJECT(s), RESET_TYPE_COLD);
 }
 
+/*
+ * The stored control register at @msr of @p (post_load's fault check), NULL
+ * for a counter, a status or a register the model does not keep.
+ */
+static uint64_t *control_reg(SklUncoreState *s, SklPackage *p, uint32_t msr)
+{
+    int box, idx, kind;
+
+    switch (msr) {
+    case MSR_UNC_PERF_GLOBAL_CTRL:
+        return &p->global_ctrl;
+    case MSR_UNC_PERF_FIXED_CTRL:
+        return &p->fixed_ctrl;
+    case MSR_UNC_UNK_397:
+        return &p->unk_397;
+    }
+    if (!decode_generic(s, msr, &box, &idx, &kind)) {
+        return NULL;
+    }
+    if (kind == R_EVTSEL) {
+        return &p->evtsel[box][idx];
+    }
+    return kind == R_AUX4 ? &p->aux[box] : NULL;
+}
+
+/*
+ * Package @n of a loaded stream against the part: a register the part (or
+ * the machine, for a package beyond sockets=) lacks holds 0, and one a fault
+ * profile refuses to write holds what a write could leave there.
+ */
+static int post_load_package(SklUncoreState *s, int n)
+{
+    SklPackage *p = &s->pkg[n];
+    bool present = n < s->npkgs;
+    uint64_t aux_valid = s->profile->aux_regs && present ? AUX_VALID : 0;
+    int b, i;
+    uint32_t msr;
+
+    if (p->global_ctrl & ~(uint64_t)s->gctrl_valid ||
+        p->fixed_ctrl & ~(uint64_t)FIXED_CTRL_VALID ||
+        p->fixed_ctr & ~width_mask(FIXED_WIDTH)) {
+        error_report("skl-uncore: package %d: a register holds bits the "
+                     "part lacks", n);
+        return -EINVAL;
+    }
+    if (p->global_status & ~(uint64_t)s->profile->status_valid) {
+        error_report("skl-uncore: package %d: GLOBAL_STATUS %#" PRIx64
+                     " has bits the part lacks", n, p->global_status);
+        return -EINVAL;
+    }
+    if (p->unk_397 & ~aux_valid) {
+        error_report("skl-uncore: package %d: 0x397 %#" PRIx64 " has bits "
+                     "the part lacks", n, p->unk_397);
+        return -EINVAL;
+    }
+    if (!present && (p->global_ctrl || p->global_status || p->fixed_ctrl ||
+                     p->fixed_ctr)) {
+        error_report("skl-uncore: package %d: the machine has %d packages, "
+                     "but its registers are set", n, s->npkgs);
+        return -EINVAL;
+    }
+    for (b = 0; b < NR_GENERIC_BOXES; b++) {
+        bool box = present && box_present(s, b);
+
+        if (b < MAX_CBOS && p->aux[b] & ~(box ? aux_valid : 0)) {
+            error_report("skl-uncore: package %d: box %d: +4 register %#"
+                         PRIx64 " has bits the part lacks", n, b, p->aux[b]);
+            return -EINVAL;
+        }
+        for (i = 0; i < MAX_COUNTERS; i++) {
+            if (p->evtsel[b][i] & ~s->evtsel_valid ||
+                p->ctr[b][i] & ~width_mask(GENERIC_WIDTH)) {
+                error_report("skl-uncore: package %d: box %d counter %d "
+                             "holds bits the part lacks", n, b, i);
+                return -EINVAL;
+            }
+            if ((!box || i >= box_counters(s, b)) &&
+                (p->evtsel[b][i] || p->ctr[b][i])) {
+                error_report("skl-uncore: package %d: box %d counter %d: "
+                             "the part lacks it, but it is set", n, b, i);
+                return -EINVAL;
+            }
+        }
+    }
+    /* No guest write can get past a fault (the backdoor sets counters only). */
+    for (msr = 0; msr < NR_MSR_STATS; msr++) {
+        int mode = s->fault_mode[n][msr];
+        uint64_t *reg = mode ? control_reg(s, p, msr) : NULL;
+
+        if (reg && (mode == FAULT_ABSENT || mode == FAULT_WRITE ?
+                    *reg : *reg & fault_en_bit(msr))) {
+            error_report("skl-uncore: package %d: MSR %#x holds %#" PRIx64
+                         ", which its fault profile refuses to write", n, msr,
+                         *reg);
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
 static int skl_uncore_post_load(void *opaque, int version_id)
 {
     SklUncoreState *s = opaque;
-    int n;
+    int n, ret;
 
     /* The stream is input: every index and mask it sets is checked. */
     if (s->bd_sel >= BD_NR_ARGS) {
@@ -1700,25 +1826,9 @@ static int skl_uncore_post_load(void *opaque, int version_id)
         return -EINVAL;
     }
     for (n = 0; n < MAX_PACKAGES; n++) {
-        SklPackage *p = &s->pkg[n];
-        int b, i;
-
-        if (p->global_ctrl & ~(uint64_t)s->gctrl_valid ||
-            p->fixed_ctrl & ~(uint64_t)FIXED_CTRL_VALID ||
-            p->fixed_ctr & ~width_mask(FIXED_WIDTH)) {
-            error_report("skl-uncore: package %d: a register holds bits the "
-                         "part lacks", n);
-            return -EINVAL;
-        }
-        for (b = 0; b < NR_GENERIC_BOXES; b++) {
-            for (i = 0; i < MAX_COUNTERS; i++) {
-                if (p->evtsel[b][i] & ~s->evtsel_valid ||
-                    p->ctr[b][i] & ~width_mask(GENERIC_WIDTH)) {
-                    error_report("skl-uncore: package %d: box %d counter %d "
-                                 "holds bits the part lacks", n, b, i);
-                    return -EINVAL;
-                }
-            }
+        ret = post_load_package(s, n);
+        if (ret) {
+            return ret;
         }
     }
     for (n = 0; n < 5; n++) {
