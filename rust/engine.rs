@@ -20,6 +20,7 @@ use kernel::{cpu::CpuId, new_mutex, prelude::*, str::CString, sync::Arc, sync::M
 
 use crate::kabi::{perf::PmuRegistration, platform, pm};
 use crate::uncore::{
+    probe::{PackageProbe, WriteProbe},
     regs::MSR_UNC_PERF_GLOBAL_CTRL,
     units::{Unit, UnitKind, ARB, CBOX, CLOCK, IMC},
 };
@@ -41,6 +42,11 @@ pub(crate) trait Hw: Send + Sync {
     fn wrmsr_on_cpu(&self, cpu: CpuId, msr: u32, val: u64) -> Result;
     /// 32-bit read of the IMC counter at MCHBAR + `offset`.
     fn imc_read(&self, offset: u32) -> Result<u32>;
+    /// The write probe of package `pkg` ([`probe_package`], counters per CBo if `cbo`), in one
+    /// call on one of its CPUs; `None` if none is online. Process context.
+    ///
+    /// [`probe_package`]: crate::uncore::probe::probe_package
+    fn probe_package(&self, pkg: u32, cbo: bool) -> Option<PackageProbe>;
 }
 
 /// The whole driver state: the packages (with their boxes) and the registered PMUs.
@@ -48,18 +54,24 @@ pub(crate) trait Hw: Send + Sync {
 pub(crate) struct Engine {
     hw: Arc<dyn Hw>,
     packages: KVec<Arc<Package>>,
+    /// Generic counters per CBo the load found, if there are CBo PMUs.
+    cbo_counters: Option<u32>,
+    /// Serialises the probes of packages no CPU of which was online at load.
+    #[pin]
+    late_probe: Mutex<()>,
     #[pin]
     pmus: Mutex<KVec<Pin<KBox<PmuRegistration<UncorePmu>>>>>,
 }
 
 impl Engine {
-    /// Driver state over `hw` for the PMUs `slots` (one per box) of a part with `cbo_counters`
-    /// generic counters per CBo, with no PMU registered yet.
+    /// Driver state over `hw` for the PMUs `slots` (one per box), as the load's write `probe`
+    /// found the part, with no PMU registered yet.
     fn new(
         hw: Arc<dyn Hw>,
         slots: &[(&'static Unit, u32)],
-        cbo_counters: u32,
+        probe: &WriteProbe,
     ) -> Result<Arc<Self>> {
+        let cbo_counters = probe.counters.n;
         let n = platform::max_packages();
         let mut packages = KVec::with_capacity(n as usize, GFP_KERNEL)?;
         for id in 0..n {
@@ -68,12 +80,43 @@ impl Engine {
                 let nr = nr_generic(unit, cbo_counters);
                 boxes.push(BoxState::new(unit, box_idx, nr)?, GFP_KERNEL)?;
             }
-            packages.push(package::new_package(id, hw.clone(), boxes)?, GFP_KERNEL)?;
+            let probed = probe.probed(id);
+            packages.push(
+                package::new_package(id, hw.clone(), boxes, probed)?,
+                GFP_KERNEL,
+            )?;
         }
+        let has_cbo = slots.iter().any(|(u, _)| matches!(u.kind, UnitKind::Cbox));
         Arc::pin_init(
-            try_pin_init!(Self { hw, packages, pmus <- new_mutex!(KVec::new()) }),
+            try_pin_init!(Self {
+                hw,
+                packages,
+                cbo_counters: has_cbo.then_some(cbo_counters),
+                late_probe <- new_mutex!(()),
+                pmus <- new_mutex!(KVec::new()),
+            }),
             GFP_KERNEL,
         )
+    }
+
+    /// Probes `pkg` if none of its CPUs was online at load, before its first event takes a
+    /// counter (called by every `event_init`): its CBos may have fewer counters than the other
+    /// packages', or its uncore may not answer. `ENODEV` if none of its CPUs is online now
+    /// either (perf refuses an event there anyway). Process context: it may sleep.
+    fn probe_late(&self, pkg: &Package) -> Result {
+        if pkg.probed() {
+            return Ok(());
+        }
+        let _one_at_a_time = self.late_probe.lock();
+        if pkg.probed() {
+            return Ok(());
+        }
+        let found = self
+            .hw
+            .probe_package(pkg.id(), self.cbo_counters.is_some())
+            .ok_or(ENODEV)?;
+        pkg.take_late_probe(found, self.cbo_counters.unwrap_or(0));
+        Ok(())
     }
 
     /// The package of the calling CPU.
@@ -161,6 +204,24 @@ fn nr_generic(unit: &Unit, cbo_counters: u32) -> u32 {
     }
 }
 
+/// Logs what the load's write probe found, once the PMUs are registered: the counters per CBo
+/// if `cbo` (and each package's when they differ), and the packages left for their first
+/// event.
+pub(crate) fn say_probe(probe: &WriteProbe, cbo: bool) {
+    let counters = &probe.counters;
+    if cbo {
+        pr_info!("{}\n", Why(*counters));
+        if counters.differ() {
+            for line in counters.per_package() {
+                pr_info!("{}\n", Why(line));
+            }
+        }
+    }
+    for pkg in (0..platform::max_packages()).filter(|&p| !probe.probed(p)) {
+        pr_info!("package {pkg}: no CPU online: probed at its first event\n");
+    }
+}
+
 /// The PMUs a driver will register, with the claim on their names. Taken before the driver
 /// touches any register: a refusal then leaves the hardware to the driver holding the names.
 pub(crate) struct Names {
@@ -202,16 +263,16 @@ pub(crate) struct Driver {
 }
 
 impl Driver {
-    /// Registers the PMUs of `names` over `hw`, with `cbo_counters` generic counters per CBo
-    /// (what [`crate::uncore::cbo_counters`] found).
+    /// Registers the PMUs of `names` over `hw`, as the load's write `probe` found the part.
     pub(crate) fn new(
         names: Names,
         hw: Arc<dyn Hw>,
-        cbo_counters: u32,
+        probe: &WriteProbe,
         module: &'static ThisModule,
     ) -> Result<Self> {
         let Names { slots, claim } = names;
-        let engine = Engine::new(hw, &slots, cbo_counters)?;
+        let engine = Engine::new(hw, &slots, probe)?;
+        let cbo_counters = probe.counters.n;
         let this = Self {
             _pm: pm::Syscore::register(engine.clone())?,
             engine,

@@ -13,9 +13,9 @@ use crate::uncore::regs::{
 use crate::uncore::units::ARB;
 use crate::uncore::{
     cbo_count::CboCount,
-    cbo_counters::{CboCounters, ProbeMsr, Refused},
+    cbo_counters::{ProbeMsr, Refused},
     imc::{self, ImcError, ImcLocation},
-    probe::{probe_all, probe_package},
+    probe::{probe_all, probe_package, PackageProbe, WriteProbe},
 };
 
 /// The hardware: RDMSR/WRMSR on the calling CPU, and the IMC counters if MCHBAR was found.
@@ -48,6 +48,10 @@ impl Hw for RealHw {
     fn imc_read(&self, offset: u32) -> Result<u32> {
         // 32-bit reads only: the counters sit back to back, a 64-bit read would return two.
         self.imc.as_ref().ok_or(ENODEV)?.read32(offset)
+    }
+
+    fn probe_package(&self, pkg: u32, cbo: bool) -> Option<PackageProbe> {
+        platform::on_package_cpu(pkg, || probe_package(&mut LocalMsr, cbo)).map(|(_, p)| p)
     }
 }
 
@@ -151,15 +155,15 @@ impl Probed {
     /// Checks, on every package, that the uncore's MSRs behave as registers and how many
     /// counters each CBo has ([`probe_package`]), which takes writes: only once `_names`
     /// proves that no other driver holds our PMU names, as Linux's `intel_uncore` would if it
-    /// were using the registers. Each package in one call on one of its CPUs, interrupts off
-    /// and CPU hotplug held off. `ENODEV` and one line if the uncore does not answer.
-    pub(crate) fn confirm(&self, _names: &Names) -> Result<CboCounters> {
+    /// were using the registers. Each package in one call on one of its CPUs, interrupts
+    /// off. `ENODEV` and one line if the uncore does not answer.
+    pub(crate) fn confirm(&self, _names: &Names) -> Result<WriteProbe> {
         let cbo = self.cbo.n > 0;
         let found = probe_all(platform::max_packages(), |pkg| {
-            platform::on_package_cpu(pkg, || probe_package(&mut LocalMsr, cbo)).map(|(_, p)| p)
+            self.hw.probe_package(pkg, cbo)
         });
         if found.answers {
-            return Ok(found.counters);
+            return Ok(found);
         }
         pr_info!(
             "{}: the uncore PMU MSRs do not keep a written value (ARB PERFEVTSEL0 {:#x}): \

@@ -77,31 +77,31 @@ int skl_glue_online_cpu_in_package(unsigned int pkg)
 }
 
 /*
- * Runs @fn(@info) on an online CPU of logical package @pkg (the calling CPU if it is one) with
- * interrupts off, and waits for it. CPU hotplug is held off from the choice of the CPU to the
- * end of the call: the CPU cannot go offline in between, so the call never fails with -ENXIO.
- * Returns the CPU @fn ran on, or -ENODEV if no CPU of @pkg is online.
+ * Runs @fn(@info) on an online CPU of logical package @pkg (the calling CPU first, if it is
+ * one) with interrupts off, and waits for it. A CPU that went offline after it was chosen
+ * refuses the call before @fn runs (-ENXIO): the next CPU of @pkg is tried. Once @fn runs, its
+ * CPU cannot go offline under it (the CPU must take stop_machine's work first). No lock is
+ * taken, so perf's event_init may call it under a context's mutex, which CPU hotplug takes
+ * after cpu_hotplug_lock. Returns the CPU @fn ran on, or -ENODEV if no CPU of @pkg took it.
  */
 int skl_glue_call_on_package(unsigned int pkg, void (*fn)(void *info), void *info)
 {
-	unsigned int cpu;
-	int ret = -ENODEV;
+	unsigned int cpu = raw_smp_processor_id();
+	int ret;
 
-	cpus_read_lock();
-	cpu = raw_smp_processor_id();
-	if (topology_logical_package_id(cpu) != pkg) {
-		for_each_online_cpu(cpu) {
-			if (topology_logical_package_id(cpu) == pkg)
-				break;
-		}
-	}
-	if (cpu < nr_cpu_ids) {
+	if (topology_logical_package_id(cpu) == pkg) {
 		ret = smp_call_function_single(cpu, fn, info, 1);
-		if (!ret)
-			ret = cpu;
+		if (ret != -ENXIO)
+			return ret ? ret : cpu;
 	}
-	cpus_read_unlock();
-	return ret;
+	for_each_online_cpu(cpu) {
+		if (topology_logical_package_id(cpu) != pkg)
+			continue;
+		ret = smp_call_function_single(cpu, fn, info, 1);
+		if (ret != -ENXIO)
+			return ret ? ret : cpu;
+	}
+	return -ENODEV;
 }
 
 unsigned int skl_glue_current_cpu(void)

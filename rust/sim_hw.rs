@@ -41,9 +41,9 @@ use crate::kabi::{
 };
 use crate::uncore::{
     cbo_count::CboCount,
-    cbo_counters::{CboCounters, ProbeMsr, Refused},
+    cbo_counters::{ProbeMsr, Refused},
     imc,
-    probe::{probe_all, probe_package},
+    probe::{probe_all, probe_package, PackageProbe, WriteProbe},
     regs::{CboConfig, MSR_UNC_CBO_CONFIG, PCI_MCHBAR_HI, PCI_MCHBAR_LO},
     sim::{
         count::Rates,
@@ -156,18 +156,13 @@ impl SimHw {
     }
 
     /// Counters per CBo, probed as the production module probes the silicon: on a CPU of
-    /// every package, interrupts off and hotplug held off, in that package's register file
-    /// (held for the whole probe), if there is a CBo PMU at all. Writes: only once our PMU
-    /// names are claimed. The simulated uncore always answers.
-    pub(crate) fn cbo_counters(&self, nr_cbox: u32) -> CboCounters {
-        let cbo = nr_cbox > 0;
-        let probe = |pkg| {
-            platform::on_package_cpu(pkg, || {
-                self.here(|m| m.probing(|m| probe_package(&mut ModelMsr(m), cbo)))
-            })
-            .map(|(_, p)| p)
-        };
-        probe_all(platform::max_packages(), probe).counters
+    /// every package, interrupts off, in that package's register file (held for the whole
+    /// probe), if there is a CBo PMU at all ([`Hw::probe_package`]). Writes: only once our
+    /// PMU names are claimed.
+    pub(crate) fn cbo_counters(&self, nr_cbox: u32) -> WriteProbe {
+        probe_all(platform::max_packages(), |pkg| {
+            self.probe_package(pkg, nr_cbox > 0)
+        })
     }
 
     /// Resets every package's MSRs to their power-on values ([`SimUncore::reset_msrs`]).
@@ -270,6 +265,13 @@ impl Hw for SimHw {
 
     fn imc_read(&self, offset: u32) -> Result<u32> {
         self.read_here(|m, now| m.mmio_read32(offset, now))
+    }
+
+    fn probe_package(&self, pkg: u32, cbo: bool) -> Option<PackageProbe> {
+        platform::on_package_cpu(pkg, || {
+            self.here(|m| m.probing(|m| probe_package(&mut ModelMsr(m), cbo)))
+        })
+        .map(|(_, p)| p)
     }
 }
 

@@ -41,18 +41,11 @@ impl kernel::Module for SklUncore {
         let names = Names::claim(nr_cbox, imc)?;
         let counters = probed.confirm(&names)?;
         let hw = Arc::new(probed.hw, GFP_KERNEL)?;
-        let driver = Driver::new(names, hw, counters.n, module)?;
+        let driver = Driver::new(names, hw, &counters, module)?;
         // Said once loaded: a refusal is one line of its own.
         let name = probed.name.to_str().unwrap_or("?");
         pr_info!("{name}: {}\n", engine::Why(probed.cbo));
-        if nr_cbox > 0 {
-            pr_info!("{}\n", engine::Why(counters));
-            if counters.differ() {
-                for line in counters.per_package() {
-                    pr_info!("{}\n", engine::Why(line));
-                }
-            }
-        }
+        engine::say_probe(&counters, nr_cbox > 0);
         if let Some(why) = &probed.no_imc {
             why.log();
         }

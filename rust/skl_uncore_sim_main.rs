@@ -183,18 +183,11 @@ impl kernel::Module for SklUncoreSim {
         // Before the driver's: on resume the model resets first, as the silicon does in S3.
         let pm = Syscore::register(hw.clone())?;
         steps.lap(LoadStep::Files);
-        let driver = Driver::new(names, hw, counters.n, module)?;
+        let driver = Driver::new(names, hw, &counters, module)?;
         steps.lap(LoadStep::Register);
         // Said once loaded: a refusal is one line of its own.
         pr_info!("{}\n", engine::Why(count));
-        if count.n > 0 {
-            pr_info!("{}\n", engine::Why(counters));
-            if counters.differ() {
-                for line in counters.per_package() {
-                    pr_info!("{}\n", engine::Why(line));
-                }
-            }
-        }
+        engine::say_probe(&counters, count.n > 0);
         pr_info!("simulated uncore: {nr_cbox} CBos, UCLK {uclk_mhz} MHz, IMC {imc}\n");
         Ok(Self {
             _driver: driver,

@@ -24,6 +24,13 @@
 #                                 "N counters per CBo: LINE" (the fewest, and where), then one
 #                                 line per package, "package P: LINEP"; on each package every
 #                                 CBo takes a group of N events, exactly, and refuses N + 1
+#   skl_uncore_probe.sh late LINE0 LINE1
+#                                 as packages, with package 1 (CPUs 2 and 3) offline at load:
+#                                 the load finds package 0's "LINE0" and leaves package 1 for
+#                                 its first event, which probes it ("package 1: LINE1"); its
+#                                 CBos then count a group of 2 exactly, refuse 3 and never
+#                                 fault (vm-run's tally allows the probe's one #GP); package 0
+#                                 keeps its 4
 . /selftests/lib.sh
 
 SIM=/sys/kernel/debug/skl_uncore_sim
@@ -104,6 +111,44 @@ if [ "$1" = profile ] || [ "$1" = packages ]; then
 	ktap_end
 fi
 
+if [ "$1" = late ]; then
+	PO=/selftests/perf_open
+	# pkg1: the lines about package 1 since the load.
+	pkg1() { dmesg | grep -o 'skl_uncore: package 1: .*'; }
+	# counts PMU N CPU: a group of N of group()'s events on CPU, each its injection.
+	counts() {
+		group $1 ${1#uncore_cbox_} $2 $3
+		check "CPU $3, $1: a group of $2 events counts each its injection, exactly" "$(echo $want)" \
+			"$(echo $($PO -g -r "$cmd" $evs 2>&1 | sed -n 's/^count \([0-9]*\) .*/\1/p'))"
+	}
+	for c in 2 3; do echo 0 > "$(online $c)"; done
+	dmesg -c >/dev/null
+	insmod /lib/skl/skl_uncore.ko
+	check "insmod skl_uncore, package 1 offline" "0" "$?"
+	check "the load's line is package 0's" "skl_uncore: $2" "$(line)"
+	check "package 1 is left for its first event" \
+		"skl_uncore: package 1: no CPU online: probed at its first event" "$(pkg1)"
+	for c in 2 3; do echo 1 > "$(online $c)"; done
+	check "CPUs 2 and 3 online: nothing probed yet" "1" "$(pkg1 | wc -l)"
+	counts uncore_cbox_0 2 2
+	check "the first event probed package 1: its line" "skl_uncore: package 1: $3" "$(pkg1 | tail -n 1)"
+	for pmu in uncore_cbox_0 uncore_cbox_1; do
+		counts $pmu 2 2
+		check "CPU 2, $pmu: a group of 3 is refused at open: EINVAL" "EINVAL" \
+			"$($PO -g $evs $pmu/0x8f34/cpu=2 2>&1 | sed -n "s|^$pmu/0x8f34/cpu=2: errno [0-9]* ||p")"
+		counts $pmu 4 0
+	done
+	# Four single events on one CBo of package 1: perf rotates them over its 2 counters; none
+	# is given counter 2 or 3 (vm-run fails the run on a #GP beyond the probe's).
+	$PO -r "sleep 0.2" uncore_cbox_0/0x8134/cpu=2 uncore_cbox_0/0x1634/cpu=2 \
+		uncore_cbox_0/0x4122/cpu=2 uncore_cbox_0/0x4822/cpu=2 >/tmp/four 2>&1
+	check "CPU 2: four single events open and are read" "4" "$(grep -c '^count ' /tmp/four)"
+	check "package 1 probed once" "2" "$(pkg1 | wc -l)"
+	rmmod skl_uncore
+	check "rmmod skl_uncore" "0" "$?"
+	ktap_end
+fi
+
 if [ "$1" = sim ]; then
 	KO="/lib/skl/skl_uncore_sim.ko nr_cbox=2" MOD=skl_uncore_sim
 	# probe_faults: each package's faults the probe took, "P0 P1".
@@ -123,8 +168,17 @@ if [ "$1" = sim ]; then
 	load "" "" "1 1"
 	load "" "2" "1 1"
 	load "" "1 3" "1 1"
-	# No CPU of package 1 online: not probed (it holds the same part), not a missing counter.
+	# No CPU of package 1 online: not probed, not a missing counter; its first event probes it.
 	load "" "2 3" "1 0"
+	echo 0 > "$(online 2)"; echo 0 > "$(online 3)"
+	insmod $KO
+	echo 1 > "$(online 2)"; echo 1 > "$(online 3)"
+	check "package 1 online after load: not probed before its first event" "1 0" "$(probe_faults)"
+	/selftests/perf_open -r true uncore_cbox_0/0x8f34/cpu=3 >/dev/null 2>&1
+	check "its first event probed it, once" "1 1" "$(probe_faults)"
+	/selftests/perf_open -r true uncore_cbox_1/0x8f34/cpu=2 >/dev/null 2>&1
+	check "and no later event again" "1 1" "$(probe_faults)"
+	rmmod skl_uncore_sim
 	load "cbo_missing=1" "2" "1 1"
 	KO="/lib/skl/skl_uncore_sim.ko nr_cbox=2 cbo_counters=4"
 	want="skl_uncore_sim: 4 counters per CBo: MSR_UNC_CBO_0_PERFEVTSEL2 and PERFEVTSEL3 take an event with EN set"

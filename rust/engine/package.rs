@@ -29,8 +29,10 @@ use crate::kabi::{
     poller::{Ending, Next, PackageWork, Poller},
 };
 use crate::uncore::{
+    cbo_counters::PackageLine,
     event::Target,
     pmubox::{depart::MOVE_NS, Cx, Fault, Note, PmuBox, Regs},
+    probe::PackageProbe,
     regs::MSR_UNC_PERF_GLOBAL_CTRL,
     tally::{Handle, Tallies},
     units::{Unit, IMC},
@@ -103,6 +105,9 @@ pub(crate) struct PkgState {
     /// Faults of the shared registers already logged (bits of [`shared_fault_bit`]): the
     /// boxes of every PMU find them, the log says each once.
     said: Atomic<u32>,
+    /// The write probe has run here (1): at load, or, if no CPU of the package was online
+    /// then, before its first event ([`PkgState::take_late_probe`]).
+    probed: Atomic<i32>,
     boxes: KVec<Arc<BoxState>>,
 }
 
@@ -123,11 +128,12 @@ fn sink(ev: EventRef, delta: u64) {
     unsafe { ev.get() }.add_count(delta);
 }
 
-/// Creates package `id`'s state and its stopped timer.
+/// Creates package `id`'s state and its stopped timer; `probed` if the load's probe reached it.
 pub(super) fn new_package(
     id: u32,
     hw: Arc<dyn Hw>,
     boxes: KVec<Arc<BoxState>>,
+    probed: bool,
 ) -> Result<Arc<Package>> {
     let state = PkgState {
         id,
@@ -136,6 +142,7 @@ pub(super) fn new_package(
         fixed_users: Atomic::new(0),
         faulted: Atomic::new(0),
         said: Atomic::new(0),
+        probed: Atomic::new(i32::from(probed)),
         boxes,
     };
     Poller::new(state, TICK.after)
@@ -173,6 +180,35 @@ impl PkgState {
     /// that faulted.
     pub(super) fn allowed(&self, slot: usize, event: u8) -> u32 {
         self.boxes[slot].inner.lock().allowed(event)
+    }
+
+    /// Whether the write probe has run on this package (then what it found is in force).
+    pub(super) fn probed(&self) -> bool {
+        self.probed.load(ordering::Acquire) != 0
+    }
+
+    /// What the write probe found here after load, before the package's first event: an
+    /// uncore that does not answer takes no MSR event (`EIO`, as a global enable that faulted),
+    /// and counters past those its CBos have are never given out (every CBo PMU was made
+    /// with the counters the load found on the other packages: `cbo_counters`). Logged.
+    pub(super) fn take_late_probe(&self, p: PackageProbe, cbo_counters: u32) {
+        if !p.answers {
+            test_and_set(&self.faulted, GLOBAL_WRITE);
+            pr_info!(
+                "package {}: the uncore PMU MSRs do not keep a written value: \
+                 its MSR events are refused\n",
+                self.id
+            );
+        }
+        if let Some(found) = p.counters {
+            pr_info!("{}\n", log::Why(PackageLine(self.id, found)));
+            if found.n < cbo_counters {
+                for b in self.boxes.iter() {
+                    b.inner.lock().lacks_counters_from(found.n);
+                }
+            }
+        }
+        self.probed.store(1, ordering::Release);
     }
 
     /// After a sleep that reset the package while none of its CPUs was online: nothing of it

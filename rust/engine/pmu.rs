@@ -196,8 +196,10 @@ impl PmuOps for UncorePmu {
         )
         .map_err(|e| refuse(self.name(), EINVAL, Why(e)))?;
         ev.set_hw_config(target.to_raw());
+        let pkg = self.package_of_cpu(ev.cpu());
+        self.engine.probe_late(pkg)?;
         // A register this event needs faulted before (said then, once): it cannot count.
-        if !self.package_of_cpu(ev.cpu()).can_count(self.slot, target) {
+        if !pkg.can_count(self.slot, target) {
             return Err(EIO);
         }
         if !ev.is_leader() {

@@ -28,8 +28,8 @@ unsigned int skl_glue_cores_per_package(void);
  * run on. */
 int skl_glue_online_cpu_in_package(unsigned int pkg);
 unsigned int skl_glue_current_cpu(void);
-/* Runs @fn(@info) on an online CPU of package @pkg with interrupts off, CPU hotplug held off
- * from the choice of the CPU to the return; waits for it. The CPU, or -ENODEV. */
+/* Runs @fn(@info) on an online CPU of package @pkg with interrupts off and waits for it; a CPU
+ * gone offline before the call is retried on the next. No lock taken. The CPU, or -ENODEV. */
 int skl_glue_call_on_package(unsigned int pkg, void (*fn)(void *info), void *info);
 
 /* Whether the CPU we run on is active (false while it goes offline: perf moves its events). */

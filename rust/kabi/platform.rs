@@ -245,11 +245,12 @@ pub(crate) fn online_cpu_in_package(pkg: u32) -> Option<CpuId> {
 }
 
 /// Runs `f` on an online CPU of logical package `pkg` with interrupts off, and returns that
-/// CPU and what `f` returned; `None` if no CPU of the package is online. CPU hotplug is held
-/// off from the choice of the CPU to the end of the call, so the CPU cannot go offline in
-/// between: the call never fails half done. `f` runs in hard-irq context (an IPI, or locally
-/// with interrupts off): it must not sleep (`CONFIG_DEBUG_ATOMIC_SLEEP` reports it). Process
-/// context only (it sleeps on the hotplug lock).
+/// CPU and what `f` returned; `None` if no CPU of the package is online. A CPU that goes
+/// offline before `f` starts on it refuses the call and the next CPU of the package is tried;
+/// once `f` runs, its CPU stays online to the end: the call never fails half done. `f` runs in
+/// hard-irq context (an IPI, or locally with interrupts off): it must not sleep
+/// (`CONFIG_DEBUG_ATOMIC_SLEEP` reports it). Process context, interrupts on; it takes no lock,
+/// so `event_init` may call it.
 pub(crate) fn on_package_cpu<R: Send, F: FnOnce() -> R + Send>(
     pkg: u32,
     f: F,

@@ -209,7 +209,7 @@ impl super::Describe for CboCounters {
 
 /// One package's line, logged when packages differ: "package P: N counters per CBo: ...".
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct PackageLine(u32, Found);
+pub(crate) struct PackageLine(pub(crate) u32, pub(crate) Found);
 
 impl super::Describe for PackageLine {
     fn describe(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

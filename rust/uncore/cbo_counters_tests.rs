@@ -305,6 +305,12 @@ fn every_package_once_and_only_online_ones() {
     assert!(all.answers);
     assert_eq!((all.counters.n, all.counters.packages), (2, 2));
     assert_eq!(all.counters.missing, Some((Missing::ReadFaults(0x702), 2)));
+    // Package 1 is left for its first event.
+    assert_eq!(
+        (0..4).map(|p| all.probed(p)).collect::<Vec<_>>(),
+        [true, false, true, false]
+    );
+    assert!(all.probed(64));
     // One package whose uncore does not answer refuses the module.
     let all = probe_all(2, |pkg| {
         let mut m = Msrs::with(4);

@@ -4,11 +4,12 @@
 //! does a CBo have.
 //!
 //! The caller runs [`probe_package`] in one call on one CPU of the package, with interrupts
-//! off and CPU hotplug held off (`platform::on_package_cpu` in the kernel layer). Every write
-//! and the read-back that judges it land on the same package's registers, nothing on that CPU
-//! runs in between, and every value read is put back before the call returns: a CPU going
-//! offline can neither split the probe nor be taken for a missing register, and another tool's
-//! value is left where it was.
+//! off (`platform::on_package_cpu` in the kernel layer: a CPU that went offline refuses the
+//! call before it starts, and the next CPU of the package takes it). Every write and the
+//! read-back that judges it land on the same package's registers, nothing on that CPU runs in
+//! between, and every value read is put back before the call returns: a CPU going offline can
+//! neither split the probe nor be taken for a missing register, and another tool's value is
+//! left where it was. A package with no CPU online at load is probed at its first event.
 
 use super::cbo_counters::{probe_counters, CboCounters, Found, ProbeMsr};
 use super::regs::{PerfEvtSel, UncoreMsr};
@@ -40,11 +41,22 @@ pub(crate) struct WriteProbe {
     pub(crate) answers: bool,
     /// Counters per CBo: the fewest of the packages probed.
     pub(crate) counters: CboCounters,
+    /// Bit P: package P was probed (an online CPU took the call).
+    probed: u64,
+}
+
+impl WriteProbe {
+    /// Whether package `pkg` was probed. One with no CPU online then is probed at its first
+    /// event (the engine's `probe_late`); packages past 63, which no client part has, are
+    /// taken for probed.
+    pub(crate) fn probed(&self, pkg: u32) -> bool {
+        pkg >= u64::BITS || self.probed & (1 << pkg) != 0
+    }
 }
 
 /// Probes packages `0..packages`: `on_package(pkg)` runs [`probe_package`] on a CPU of `pkg`,
-/// or gives `None` if none of its CPUs is online (a package holds the same part as the
-/// others: nothing is lost).
+/// or gives `None` if none of its CPUs is online (then it is probed when its first event
+/// comes: [`WriteProbe::probed`]).
 pub(crate) fn probe_all(
     packages: u32,
     mut on_package: impl FnMut(u32) -> Option<PackageProbe>,
@@ -52,6 +64,7 @@ pub(crate) fn probe_all(
     let mut all = WriteProbe {
         answers: false,
         counters: CboCounters::new(),
+        probed: 0,
     };
     let mut answered = true;
     for pkg in 0..packages {
@@ -59,6 +72,7 @@ pub(crate) fn probe_all(
             continue;
         };
         all.answers = true;
+        all.probed |= 1u64.checked_shl(pkg).unwrap_or(0);
         answered &= p.answers;
         if let Some(found) = p.counters {
             all.counters.add(pkg, found);

@@ -6,6 +6,7 @@
 use super::{PmuBox, Slot};
 use crate::uncore::event::Target;
 use crate::uncore::tally::Handle;
+use crate::uncore::units::UnitKind;
 
 /// [`PmuBox::broken`] and [`PmuBox::unwatched`]: the fixed counter.
 pub(super) const FIXED_BIT: u32 = 1 << 16;
@@ -22,6 +23,19 @@ impl<H: Handle> PmuBox<H> {
             Target::Generic(_) => self.faulted |= 1 << s.ctr.unwrap_or(0),
             Target::Fixed => self.broken |= FIXED_BIT,
             Target::FreeRunning(i) => self.broken |= imc_bit(i),
+        }
+    }
+
+    /// Generic counters `from..` are missing from this box (a probe after load found its
+    /// package's CBos with `from`): no event gets them, as if each had faulted. A CBo's only;
+    /// before any event is in the box.
+    pub(crate) fn lacks_counters_from(&mut self, from: u32) {
+        if matches!(self.unit.kind, UnitKind::Cbox) {
+            let all = 1u32
+                .checked_shl(self.nr_generic)
+                .map_or(u32::MAX, |b| b - 1);
+            let kept = 1u32.checked_shl(from).map_or(u32::MAX, |b| b - 1);
+            self.faulted |= all & !kept;
         }
     }
 

@@ -107,3 +107,29 @@ fn a_global_enable_that_faults_fails_every_msr_event_without_retrying() {
     // The counters themselves are fine: no event loses them.
     assert!(r.b.can_count(generic(0x8f34)));
 }
+
+#[test]
+fn counters_a_late_probe_found_missing_are_never_given() {
+    // A box made for 4 counters on a package (a model) with 2, told so before any event.
+    let mut r = Rig::with_counters(&CBOX, 0, 4);
+    r.p.sim.set_cbo_counters(2);
+    r.b.lacks_counters_from(2);
+    assert_eq!(r.b.allowed(0x34), 0b11);
+    r.add(1, generic(0x8f34), true).unwrap();
+    r.add(2, generic(0x1f34), true).unwrap();
+    // A third has no counter: perf multiplexes it, no register of counters 2 and 3 touched.
+    assert_eq!(r.add(3, generic(0x4822), true), Err(AddError::Busy));
+    assert_eq!(r.p.stats().faults, 0);
+    r.p.inject(UnitKind::Cbox, 0, 0x34, 0x0f, 100);
+    r.read(1);
+    r.read(2);
+    // Both umasks hold 0x0f.
+    assert_eq!(&r.counts[1..3], &[100, 100]);
+    // Only a CBo's counters, and never fewer than the box has: the ARB keeps its two.
+    let mut arb = Rig::new(&crate::uncore::units::ARB, 0);
+    arb.b.lacks_counters_from(0);
+    assert_eq!(arb.b.allowed(0x81), 0b11);
+    let mut all = Rig::with_counters(&CBOX, 0, 4);
+    all.b.lacks_counters_from(4);
+    assert_eq!(all.b.allowed(0x34), 0b1111);
+}
