@@ -672,7 +672,8 @@ static int load_times(const char *ko)
 			return -1;
 		}
 	}
-	printf("| module load time (ms, in the VM: finit_module, fastest of %d) | %.1f |\n", LOAD_TRIES, best);
+	printf("| %s load time (ms, in the VM: finit_module, fastest of %d) | %.1f |\n", base,
+	       LOAD_TRIES, best);
 	printf("|---|---|\n");
 	for (int k = 0; k < nsteps; k++)
 		printf("| of which %s (ms, fastest) | %.1f |\n", step[k], step_us[k] / 1000);
