@@ -73,6 +73,10 @@ pub(crate) enum LoadStep {
 /// The last load's steps, in microseconds ([`LoadStep`] order), shown by `regs`.
 static LOAD_US: [Atomic<u64>; 5] = [const { Atomic::new(0) }; 5];
 
+/// Package probes that ran while a CPU was on its way online or offline, since load (`regs`):
+/// the evidence that a hotplug loop did overlap the probe it tests.
+static PROBES_IN_HOTPLUG: Atomic<u64> = Atomic::new(0);
+
 /// Times the steps of a load.
 pub(crate) struct LoadSteps(u64);
 
@@ -269,6 +273,9 @@ impl Hw for SimHw {
 
     fn probe_package(&self, pkg: u32, cbo: bool) -> Option<PackageProbe> {
         platform::on_package_cpu(pkg, || {
+            if platform::hotplug_in_flight() {
+                PROBES_IN_HOTPLUG.fetch_add(1, ordering::Relaxed);
+            }
             self.here(|m| m.probing(|m| probe_package(&mut ModelMsr(m), cbo)))
         })
         .map(|(_, p)| p)
@@ -314,6 +321,8 @@ fn show_regs(hw: &Arc<SimHw>, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Re
         us[0], us[1], us[2], us[3], us[4]
     )?;
     writeln!(f, "nmi_reads {} busy {}", nmi::reads(), nmi::busy())?;
+    let overlapped = PROBES_IN_HOTPLUG.load(ordering::Relaxed);
+    writeln!(f, "probes_in_hotplug {overlapped}")?;
     for (pkg, model) in hw.models.iter().enumerate() {
         if hw.models.len() > 1 {
             writeln!(f, "package {pkg}")?;

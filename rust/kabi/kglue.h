@@ -31,6 +31,8 @@ unsigned int skl_glue_current_cpu(void);
 /* Runs @fn(@info) on an online CPU of package @pkg with interrupts off and waits for it; a CPU
  * gone offline before the call is retried on the next. No lock taken. The CPU, or -ENODEV. */
 int skl_glue_call_on_package(unsigned int pkg, void (*fn)(void *info), void *info);
+/* Simulator only: a CPU is online but not active (on its way up or down). */
+bool skl_glue_hotplug_in_flight(void);
 
 /* Whether the CPU we run on is active (false while it goes offline: perf moves its events). */
 bool skl_glue_this_cpu_active(void);

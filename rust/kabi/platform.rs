@@ -49,6 +49,13 @@ pub(crate) fn now_nmi_ns() -> u64 {
     unsafe { kernel::bindings::ktime_get_mono_fast_ns() }
 }
 
+/// Whether a CPU is on its way online or offline (online, not yet or no longer active).
+#[cfg(skl_sim)]
+pub(crate) fn hotplug_in_flight() -> bool {
+    // SAFETY: Reads the weights of two CPU masks, which may change meanwhile; any context.
+    unsafe { sys::skl_glue_hotplug_in_flight() }
+}
+
 #[cfg(skl_sim)]
 /// Ends a suspend-to-idle as a wake-up interrupt would (the simulator's wake-up source).
 pub(crate) fn system_wakeup() {
