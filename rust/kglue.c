@@ -268,8 +268,8 @@ u32 skl_glue_readl(const void __iomem *base, u32 offset)
  * has a device of its name on perf's event_source bus; the kernel exports no handle on that
  * bus, but every PMU's device points to it. A disabled dummy software event (never scheduled,
  * released at once) gives us a PMU, the software one, and bus_find_device_by_name() the
- * answers, from the bus's own list. One event for all the names: creating and releasing one
- * costs milliseconds in a VM (it sets up the software PMU's per-CPU hash lists).
+ * answers, from the bus's own list. One event serves all the names, so the lookup is one
+ * call whatever their number.
  */
 int skl_glue_pmu_names_taken(const char *const *names, unsigned int n)
 {
