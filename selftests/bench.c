@@ -231,19 +231,27 @@ static void pin(int cpu)
 	sched_setaffinity(0, sizeof(set), &set);
 }
 
+/* CLOCK_MONOTONIC in ns (a double holds it to well under a ns for years of uptime). */
+static double now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e9 + t.tv_nsec;
+}
+
 static double ns_per_read(int fd, int cpu, int n)
 {
-	struct timespec t0, t1;
 	uint64_t v;
+	double t0;
 
 	pin(cpu);
 	for (int i = 0; i < 1000; i++)
 		(void)!read(fd, &v, sizeof(v));
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = now_ns();
 	for (int i = 0; i < n; i++)
 		(void)!read(fd, &v, sizeof(v));
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / n;
+	return (now_ns() - t0) / n;
 }
 
 /* Function-call IPIs delivered so far, all CPUs (/proc/interrupts "CAL:"). */
@@ -563,8 +571,8 @@ static void wakeups(double secs, const char *pat, int nev, char **evs)
 {
 	struct seen_timer t[MAX_TIMERS];
 	long runs[8] = { 0 };
-	struct timespec t0, now;
 	int i, n = 0, fds[16], npkg = 1;
+	double t0;
 
 	for (i = 0; i < nev && i < 16; i++) {
 		char pmu[64];
@@ -582,12 +590,11 @@ static void wakeups(double secs, const char *pat, int nev, char **evs)
 	}
 	/* The first sample records where each timer stands; each later change is one run. */
 	n = sample_timers(pat, t, n);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = now_ns();
 	do {
 		usleep(10000);
 		n = sample_timers(pat, t, n);
-		clock_gettime(CLOCK_MONOTONIC, &now);
-	} while ((now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) / 1e9 < secs);
+	} while (now_ns() - t0 < secs * 1e9);
 	for (i = 0; i < n; i++) {
 		int p = package_of(t[i].cpu) & 7;
 
@@ -605,13 +612,6 @@ static void wakeups(double secs, const char *pat, int nev, char **evs)
 #define LOAD_TRIES 5
 #define LOAD_STEPS 8
 
-static double now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
 
 /*
  * Loads KO LOAD_TRIES times (finit_module, the kernel's loader and the module's init; no
@@ -636,13 +636,13 @@ static int load_times(const char *ko)
 			perror(ko);
 			return -1;
 		}
-		t0 = now_ms();
+		t0 = now_ns() / 1e6;
 		if (syscall(SYS_finit_module, fd, "", 0)) {
 			perror("finit_module");
 			close(fd);
 			return -1;
 		}
-		t = now_ms() - t0;
+		t = now_ns() / 1e6 - t0;
 		close(fd);
 		best = best < 0 || t < best ? t : best;
 		f = fopen(regs, "r");
