@@ -8,9 +8,6 @@
 //! - `inject` (write): `UNIT BOX EVENT UMASK COUNT` adds COUNT events ([`SimUncore::inject`]);
 //! - `preset` (write): `UNIT BOX COUNTER VALUE` sets a counter, e.g. near its wrap point;
 //! - `rate` (write): `UNIT BOX COUNTER RATE` sets a background rate per second;
-//!
-//! `inject`, `preset` and `rate` act on every package's MSR units, and on the machine's one
-//! IMC ([`SimHw::imc`]) for `imc`, whatever CPU writes them.
 //! - `fault` (write): what the world does behind the driver's back, in every package:
 //!   `reset` puts every MSR to its power-on value ([`SimUncore::reset_msrs`]; S3 also resets
 //!   the IMC counters, [`SimUncore::reset`]); `absent ADDR` makes an MSR fault;
@@ -22,8 +19,9 @@
 //!   wakes the system from suspend-to-idle (`echo freeze > /sys/power/state`).
 //!
 //! UNIT is cbox, arb, clock or imc. COUNTER is the generic counter (cbox, arb; for `rate`
-//! 0 means the whole box), 0 for the clock, and the event code 1..5 for the IMC. Numbers are
-//! decimal or 0x hex. A refused line changes nothing and fails the write with `EINVAL` and
+//! 0 means the whole box), 0 for the clock, and the event code 1..5 for the IMC. `inject`,
+//! `preset` and `rate` act on every package's MSR units, and on the machine's one IMC
+//! ([`SimHw::imc`]) for `imc`, whatever CPU writes them. Numbers are decimal or 0x hex. A refused line changes nothing and fails the write with `EINVAL` and
 //! one line in the log.
 
 use kernel::{
@@ -55,7 +53,7 @@ use crate::uncore::{
         parse::{parse_counter_cmd, parse_fault, parse_inject, CounterCmd, FaultCmd},
         SimUncore,
     },
-    units::{UnitKind, ARB, CBOX, CLOCK, IMC},
+    units::{ARB, CBOX, CLOCK, IMC},
 };
 
 /// A step of the module's load, timed for `make bench`.
@@ -101,6 +99,7 @@ pub(crate) struct SimHw {
     models: KVec<Pin<KBox<RawSpinLock<SimUncore>>>>,
 }
 
+mod mchbar;
 mod nmi;
 
 fn fault_to_err(_f: Fault) -> Error {
@@ -197,24 +196,6 @@ impl SimHw {
     fn model(&self, cpu: CpuId) -> &RawSpinLock<SimUncore> {
         let pkg = (platform::cpu_package(cpu) as usize).min(self.models.len() - 1);
         &self.models[pkg]
-    }
-
-    /// The register file holding the machine's one IMC (package 0's), for every CPU.
-    fn imc(&self) -> &RawSpinLock<SimUncore> {
-        &self.models[0]
-    }
-
-    /// Runs `f` on the register files a debugfs command for `unit` acts on: the IMC's alone
-    /// for the IMC, every package's for the MSR units; stops at an error.
-    fn each_of<E>(
-        &self,
-        unit: UnitKind,
-        f: impl FnMut(&mut SimUncore) -> core::result::Result<(), E>,
-    ) -> core::result::Result<(), E> {
-        match unit {
-            UnitKind::Imc => self.imc().with(f),
-            _ => self.each(f),
-        }
     }
 
     /// Runs `f` on the register file of the calling CPU's package: where an MSR access lands.
