@@ -19,8 +19,9 @@
 //!   wakes the system from suspend-to-idle (`echo freeze > /sys/power/state`).
 //!
 //! UNIT is cbox, arb, clock or imc. COUNTER is the generic counter (cbox, arb; for `rate`
-//! 0 means the whole box), 0 for the clock, and the event code 1..5 for the IMC. Numbers are
-//! decimal or 0x hex. A refused line changes nothing and fails the write with `EINVAL` and
+//! 0 means the whole box), 0 for the clock, and the event code 1..5 for the IMC. `inject`,
+//! `preset` and `rate` act on every package's MSR units, and on the machine's one IMC
+//! ([`SimHw::imc`]) for `imc`, whatever CPU writes them. Numbers are decimal or 0x hex. A refused line changes nothing and fails the write with `EINVAL` and
 //! one line in the log.
 
 use kernel::{
@@ -96,10 +97,13 @@ impl LoadSteps {
 
 /// The simulated registers, one register file per package as on real hardware, serialised by
 /// a raw spinlock each (accessed from PMU callbacks and hard-irq timers, inside a box's lock).
+/// Only package 0's has the IMC: a machine has one MCHBAR, one memory controller, so every
+/// IMC access goes there whatever CPU makes it ([`SimHw::imc`]).
 pub(crate) struct SimHw {
     models: KVec<Pin<KBox<RawSpinLock<SimUncore>>>>,
 }
 
+mod mchbar;
 mod nmi;
 
 fn fault_to_err(_f: Fault) -> Error {
@@ -109,8 +113,9 @@ fn fault_to_err(_f: Fault) -> Error {
 
 impl SimHw {
     /// A simulated uncore in every package, with `nr_cbox` CBos of `cbo_counters.0` generic
-    /// counters each (the others missing as `cbo_counters.1` says), an IMC if `imc`, and
-    /// `rates`. `MSR_UNC_CBO_CONFIG` reads `cbo_config`, or `nr_cbox + 1` if `None`.
+    /// counters each (the others missing as `cbo_counters.1` says), and `rates`; the machine's
+    /// IMC, if `imc`, in package 0's. `MSR_UNC_CBO_CONFIG` reads `cbo_config`, or
+    /// `nr_cbox + 1` if `None`.
     pub(crate) fn new(
         nr_cbox: u32,
         cbo_counters: (u32, MissingAs),
@@ -120,8 +125,12 @@ impl SimHw {
     ) -> Result<Self> {
         let n = platform::max_packages() as usize;
         let mut models = KVec::with_capacity(n, GFP_KERNEL)?;
-        for _ in 0..n {
-            let mut model = SimUncore::new(nr_cbox, imc, rates);
+        for pkg in 0..n {
+            let mut rates = rates;
+            if pkg != 0 {
+                rates.imc = [0; 5];
+            }
+            let mut model = SimUncore::new(nr_cbox, imc && pkg == 0, rates);
             model.set_cbo_counters(cbo_counters.0);
             model.set_missing_as(cbo_counters.1);
             if let Some(raw) = cbo_config {
@@ -267,8 +276,9 @@ impl Hw for SimHw {
             .map_err(fault_to_err)
     }
 
+    /// MCHBAR is the host bridge's: the one IMC, whatever CPU reads.
     fn imc_read(&self, offset: u32) -> Result<u32> {
-        self.read_here(|m, now| m.mmio_read32(offset, now))
+        self.read_in(self.imc(), |m, now| m.mmio_read32(offset, now))
     }
 
     fn probe_package(&self, pkg: u32, cbo: bool) -> Option<PackageProbe> {
@@ -364,8 +374,9 @@ fn write_inject(hw: &Arc<SimHw>, reader: &mut UserSliceReader) -> Result {
     let mut buf = [0u8; 96];
     let cmd = parse_inject(read_line("inject", reader, &mut buf)?)
         .map_err(|e| refused("inject", e, USAGE))?;
-    // Every package sees the injection, as every package's uncore would see its own traffic.
-    hw.each(|m| {
+    // Every package's MSR units see the injection, as each package's uncore would see its own
+    // traffic; the machine's one IMC sees it once.
+    hw.each_of(cmd.unit, |m| {
         m.inject(
             cmd.unit,
             cmd.box_idx,
@@ -379,7 +390,8 @@ fn write_inject(hw: &Arc<SimHw>, reader: &mut UserSliceReader) -> Result {
     .map_err(|e| refused("inject", e, USAGE))
 }
 
-/// Parses a `UNIT BOX COUNTER VALUE` line written to `file` and applies it to every package.
+/// Parses a `UNIT BOX COUNTER VALUE` line written to `file` and applies it to every package,
+/// or to the one IMC.
 fn write_counter_cmd(
     hw: &SimHw,
     reader: &mut UserSliceReader,
@@ -390,7 +402,8 @@ fn write_counter_cmd(
     let mut buf = [0u8; 96];
     let cmd = parse_counter_cmd(read_line(file, reader, &mut buf)?)
         .map_err(|e| refused(file, e, usage))?;
-    hw.each(|m| op(m, cmd)).map_err(|e| refused(file, e, usage))
+    hw.each_of(cmd.unit, |m| op(m, cmd))
+        .map_err(|e| refused(file, e, usage))
 }
 
 fn write_preset(hw: &Arc<SimHw>, reader: &mut UserSliceReader) -> Result {

@@ -3,7 +3,8 @@
 # Hotplug stress, with two packages of two CPUs (vm-run --cpus 4,sockets=2,cores=2): the
 # collector of package 1 goes offline and online SKL_HOTPLUG_CYCLES times (10; make stress:
 # 100) while perf stat -I 100 counts on every unit. Every package sees each injection, so the
-# totals are exactly twice what was injected.
+# totals are exactly twice what was injected; the machine has one IMC, but the simulator's
+# uncore_imc keeps a context per package (rust/engine/pmu.rs), each counting it.
 . /selftests/lib.sh
 
 SIM=/sys/kernel/debug/skl_uncore_sim

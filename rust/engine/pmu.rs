@@ -159,8 +159,9 @@ impl PmuOps for UncorePmu {
         &self.attrs
     }
 
-    // The simulator gives each package an IMC of its own (its tests count a package's DRAM
-    // traffic apart); a real machine has one MCHBAR, which one context must count once.
+    // A real machine has one MCHBAR, which one context must count once. The simulator keeps
+    // a context per package (its hotplug tests move an IMC event within package 1), each
+    // reading the machine's one simulated IMC.
     fn machine_wide(&self) -> bool {
         !cfg!(skl_sim) && self.unit.kind.machine_wide()
     }

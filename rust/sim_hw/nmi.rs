@@ -10,7 +10,10 @@ use kernel::{
 };
 
 use super::{fault_to_err, SimHw};
-use crate::kabi::platform::{self, now_ns};
+use crate::kabi::{
+    lock::RawSpinLock,
+    platform::{self, now_ns},
+};
 use crate::uncore::sim::{model::Fault, SimUncore};
 
 /// How long a read in NMI waits for its package's register file before it faults: the
@@ -33,18 +36,27 @@ pub(super) fn busy() -> u64 {
 }
 
 impl SimHw {
-    /// A read access (`f` gets the model and the time): in NMI, the register file is waited
-    /// for at most [`NMI_WAIT_NS`], on an NMI-safe clock, and the access then faults (the read
-    /// is stale, never wrong); elsewhere as [`SimHw::here`].
+    /// A read access to the calling CPU's package ([`Self::read_in`]).
     pub(super) fn read_here<R>(
         &self,
         f: impl FnOnce(&mut SimUncore, u64) -> core::result::Result<R, Fault>,
     ) -> Result<R> {
+        self.read_in(self.model(CpuId::current()), f)
+    }
+
+    /// A read access to `model` (`f` gets the model and the time): in NMI, the register file
+    /// is waited for at most [`NMI_WAIT_NS`], on an NMI-safe clock, and the access then faults
+    /// (the read is stale, never wrong); elsewhere under its lock.
+    pub(super) fn read_in<R>(
+        &self,
+        model: &RawSpinLock<SimUncore>,
+        f: impl FnOnce(&mut SimUncore, u64) -> core::result::Result<R, Fault>,
+    ) -> Result<R> {
         if !platform::in_nmi() {
-            return self.here(|m| f(m, now_ns())).map_err(fault_to_err);
+            return model.with(|m| f(m, now_ns())).map_err(fault_to_err);
         }
         NMI_READS[0].fetch_add(1, ordering::Relaxed);
-        self.model(CpuId::current())
+        model
             .try_with_within(NMI_WAIT_NS, platform::now_nmi_ns, |m| {
                 f(m, platform::now_nmi_ns())
             })
