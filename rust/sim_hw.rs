@@ -18,11 +18,11 @@
 //!   holds every package timer off for MS milliseconds (a late poll); `idle MS` too, then
 //!   wakes the system from suspend-to-idle (`echo freeze > /sys/power/state`).
 //!
-//! UNIT is cbox, arb, clock or imc. COUNTER is the generic counter (cbox, arb; for `rate`
-//! 0 means the whole box), 0 for the clock, and the event code 1..5 for the IMC. `inject`,
-//! `preset` and `rate` act on every package's MSR units, and on the machine's one IMC
-//! ([`SimHw::imc`]) for `imc`, whatever CPU writes them. Numbers are decimal or 0x hex. A refused line changes nothing and fails the write with `EINVAL` and
-//! one line in the log.
+//! UNIT is cbox, arb, clock or imc. COUNTER is the generic counter (cbox, arb; for `rate` 0 means
+//! the whole box), 0 for the clock, and the event code 1..5 for the IMC. `inject`, `preset` and
+//! `rate` act on every package's MSR units, and on the machine's one IMC ([`SimHw::imc`]) for
+//! `imc`, whatever CPU writes them. Numbers are decimal or 0x hex. A refused line changes nothing
+//! and fails the write with `EINVAL` and one line in the log.
 
 use kernel::{
     cpu::CpuId,

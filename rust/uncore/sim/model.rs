@@ -122,9 +122,9 @@ enum Loc {
 }
 
 impl SimUncore {
-    /// A powered-on uncore with `nr_cbox` CBos (at most [`MAX_CBOX`]) and an IMC if
-    /// `imc_present` (the simulator gives it to package 0's only: one per machine). All registers read zero; no counter runs. `MSR_UNC_CBO_CONFIG` reads
-    /// `nr_cbox + 1`, as the manual encodes it.
+    /// A powered-on uncore with `nr_cbox` CBos (at most [`MAX_CBOX`]) and an IMC if `imc_present`
+    /// (the simulator gives it to package 0's only: one per machine). All registers read zero; no
+    /// counter runs. `MSR_UNC_CBO_CONFIG` reads `nr_cbox + 1`, as the manual encodes it.
     pub(crate) fn new(nr_cbox: u32, imc_present: bool, rates: Rates) -> Self {
         let nr_cbox = nr_cbox.min(MAX_CBOX);
         Self {
