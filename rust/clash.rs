@@ -32,22 +32,21 @@ pub(crate) fn refuse_if_taken<N: kernel::fmt::Display>(
     let claim = Claim {
         _block: IntelUncoreBlock::new()?,
     };
-    let mut c_names = KVec::new();
     for name in names {
-        c_names.push(CString::try_from_fmt(fmt!("{name}"))?, GFP_KERNEL)?;
-    }
-    let taken = platform::pmu_names_taken(&c_names).inspect_err(|e| {
-        pr_err!("cannot tell whether our PMU names are registered ({e:?}): not loading\n");
-    })?;
-    if let Some(i) = taken {
-        explain(&c_names[i]);
-        return Err(EEXIST);
+        let c_name = CString::try_from_fmt(fmt!("{name}"))?;
+        let taken = platform::pmu_name_taken(&c_name).inspect_err(|e| {
+            pr_err!("cannot tell whether a PMU named {name} is registered ({e:?}): not loading\n");
+        })?;
+        if taken {
+            explain(&name);
+            return Err(EEXIST);
+        }
     }
     Ok(claim)
 }
 
 /// Logs who holds `name` and how to free it.
-fn explain(name: &CStr) {
+fn explain(name: &impl kernel::fmt::Display) {
     let other = OTHER_MODULE.to_str().unwrap_or("?");
     if platform::module_loaded(OTHER_MODULE) {
         pr_err!(

@@ -262,16 +262,14 @@ u32 skl_glue_readl(const void __iomem *base, u32 offset)
 }
 
 /*
- * Which of @names a registered PMU already has: the index of the first such name, @n if none,
- * or a negative errno. Not by a path lookup under /sys, whose answer is the caller's mount
- * namespace's (an insmod where sysfs is not mounted would see no PMU at all). Every named PMU
- * has a device of its name on perf's event_source bus; the kernel exports no handle on that
- * bus, but every PMU's device points to it. A disabled dummy software event (never scheduled,
- * released at once) gives us a PMU, the software one, and bus_find_device_by_name() the
- * answers, from the bus's own list. One event serves all the names, so the lookup is one
- * call whatever their number.
+ * Whether a PMU called @name is registered: 1, 0, or a negative errno. Not by a path lookup
+ * under /sys, whose answer is the caller's mount namespace's (an insmod where sysfs is not
+ * mounted would see no PMU at all). Every named PMU has a device of its name on perf's
+ * event_source bus; the kernel exports no handle on that bus, but every PMU's device points to
+ * it. A disabled dummy software event (never scheduled, released at once) gives us a PMU, the
+ * software one, and bus_find_device_by_name() the answer, from the bus's own list.
  */
-int skl_glue_pmu_names_taken(const char *const *names, unsigned int n)
+int skl_glue_pmu_name_taken(const char *name)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -281,20 +279,15 @@ int skl_glue_pmu_names_taken(const char *const *names, unsigned int n)
 	};
 	struct perf_event *event;
 	struct device *dev;
-	unsigned int i;
 	int ret = -ENODEV;
 
 	event = perf_event_create_kernel_counter(&attr, raw_smp_processor_id(), NULL, NULL, NULL);
 	if (IS_ERR(event))
 		return PTR_ERR(event);
 	if (event->pmu->dev && event->pmu->dev->bus) {
-		for (i = 0; i < n; i++) {
-			dev = bus_find_device_by_name(event->pmu->dev->bus, NULL, names[i]);
-			put_device(dev);
-			if (dev)
-				break;
-		}
-		ret = i;
+		dev = bus_find_device_by_name(event->pmu->dev->bus, NULL, name);
+		ret = dev != NULL;
+		put_device(dev);
 	}
 	perf_event_release_kernel(event);
 	return ret;

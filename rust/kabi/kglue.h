@@ -79,10 +79,9 @@ void __iomem *skl_glue_ioremap(u64 phys, size_t size);
 void skl_glue_iounmap(void __iomem *addr);
 u32 skl_glue_readl(const void __iomem *base, u32 offset);
 
-/* The index of the first of @names (@n of them) a registered perf PMU has (another driver's),
- * @n if none, or -errno. Neither this nor the next looks up a path: the caller's mount
- * namespace does not matter. */
-int skl_glue_pmu_names_taken(const char *const *names, unsigned int n);
+/* Whether a perf PMU named @name is registered (by another driver): 1, 0 or -errno. Neither
+ * this nor the next looks up a path: the caller's mount namespace does not matter. */
+int skl_glue_pmu_name_taken(const char *name);
 /* Whether the loadable module @name is loaded (a built-in is never). */
 bool skl_glue_module_loaded(const char *name);
 /* CONFIG_PERF_EVENTS_INTEL_UNCORE of the kernel built against: 'y', 'm' or 'n'. */

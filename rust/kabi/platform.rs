@@ -7,7 +7,6 @@ use kernel::ffi;
 use kernel::{
     cpu::CpuId,
     prelude::*,
-    str::CString,
     sync::atomic::{ordering, Atomic},
 };
 
@@ -130,22 +129,14 @@ pub(crate) fn cpu_model_name() -> Option<&'static CStr> {
     }
 }
 
-/// The first of `names` that another driver (Linux's `intel_uncore`) gave a registered PMU, if
-/// any, from perf's bus itself, whatever the caller's mount namespace (see `rust/kglue.c`).
-pub(crate) fn pmu_names_taken(names: &[CString]) -> Result<Option<usize>> {
-    let mut ptrs = KVec::with_capacity(names.len(), GFP_KERNEL)?;
-    for name in names {
-        ptrs.push(name.as_char_ptr(), GFP_KERNEL)?;
-    }
-    let n = u32::try_from(names.len()).map_err(|_| EINVAL)?;
-    // SAFETY: `ptrs` holds `n` valid C strings (borrowed from `names`, alive across the call);
-    // the glue creates and releases a kernel counter of its own (process context, as module
-    // init is) and looks the names up on perf's bus.
-    let ret = unsafe { sys::skl_glue_pmu_names_taken(ptrs.as_ptr(), n) };
+/// Whether another driver (Linux's `intel_uncore`) registered a PMU called `name`, from perf's
+/// bus itself, whatever the caller's mount namespace (see `rust/kglue.c`).
+pub(crate) fn pmu_name_taken(name: &CStr) -> Result<bool> {
+    // SAFETY: `name` is a valid C string; the glue creates and releases a kernel counter of
+    // its own (process context, as module init is) and looks the name up on perf's bus.
+    let ret = unsafe { sys::skl_glue_pmu_name_taken(name.as_char_ptr()) };
     to_result(ret)?;
-    // `ret` is not negative here, and at most `n`.
-    let first = ret as usize;
-    Ok((first < names.len()).then_some(first))
+    Ok(ret > 0)
 }
 
 /// Whether the loadable module `name` is loaded (never true of a built-in), from the module
