@@ -612,7 +612,6 @@ static void wakeups(double secs, const char *pat, int nev, char **evs)
 #define LOAD_TRIES 5
 #define LOAD_STEPS 8
 
-
 /*
  * Loads KO LOAD_TRIES times (finit_module, the kernel's loader and the module's init; no
  * insmod process to time), unloading it after each, and prints the fastest load and, for each

@@ -75,20 +75,26 @@ group() {
 		g=$((g + 1))
 	done
 }
+# counted: group()'s events opened as a group, each its injection: their counts.
+counted() { echo $(/selftests/perf_open -g -r "$cmd" $evs 2>&1 | sed -n 's/^count \([0-9]*\) .*/\1/p'); }
+# refused PMU [CPU]: group()'s events and one more, PMU/0x8f34 (on CPU), opened as a group: the
+# errno name the last member gets.
+refused() {
+	ev=$1/0x8f34${2:+/cpu=$2}
+	/selftests/perf_open -g $evs $ev 2>&1 | sed -n "s|^$ev: errno [0-9]* ||p"
+}
 
 if [ "$1" = profile ] || [ "$1" = packages ]; then
 	n=$2
-	PO=/selftests/perf_open
 	dmesg -c >/dev/null
 	insmod /lib/skl/skl_uncore.ko
 	check "insmod skl_uncore" "0" "$?"
 	check "the line: $n counters per CBo, and why" "skl_uncore: $n counters per CBo: $3" "$(line)"
 	if [ "$1" = profile ]; then
 		group uncore_cbox_0 0 $n
-		check "a group of $n events counts each its injection, exactly" "$(echo $want)" \
-			"$(echo $($PO -g -r "$cmd" $evs 2>&1 | sed -n 's/^count \([0-9]*\) .*/\1/p'))"
+		check "a group of $n events counts each its injection, exactly" "$(echo $want)" "$(counted)"
 		check "a group of $((n + 1)) is refused at open: its last member EINVAL" "EINVAL" \
-			"$($PO -g $evs uncore_cbox_0/0x8f34 2>&1 | sed -n 's/^uncore_cbox_0\/0x8f34: errno [0-9]* //p')"
+			"$(refused uncore_cbox_0)"
 	else
 		check "then one line per package, each as it answered" \
 			"skl_uncore: package 0: $4 / skl_uncore: package 1: $5" \
@@ -100,9 +106,9 @@ if [ "$1" = profile ] || [ "$1" = packages ]; then
 			for pmu in $cboxes; do
 				group $pmu ${pmu#uncore_cbox_} $n $cpu
 				check "package $((cpu / 2)), $pmu: a group of $n events counts each its injection, exactly" \
-					"$(echo $want)" "$(echo $($PO -g -r "$cmd" $evs 2>&1 | sed -n 's/^count \([0-9]*\) .*/\1/p'))"
+					"$(echo $want)" "$(counted)"
 				check "package $((cpu / 2)), $pmu: a group of $((n + 1)) is refused at open: EINVAL" "EINVAL" \
-					"$($PO -g $evs $pmu/0x8f34/cpu=$cpu 2>&1 | sed -n "s|^$pmu/0x8f34/cpu=$cpu: errno [0-9]* ||p")"
+					"$(refused $pmu $cpu)"
 			done
 		done
 	fi
@@ -119,7 +125,7 @@ if [ "$1" = late ]; then
 	counts() {
 		group $1 ${1#uncore_cbox_} $2 $3
 		check "CPU $3, $1: a group of $2 events counts each its injection, exactly" "$(echo $want)" \
-			"$(echo $($PO -g -r "$cmd" $evs 2>&1 | sed -n 's/^count \([0-9]*\) .*/\1/p'))"
+			"$(counted)"
 	}
 	for c in 2 3; do echo 0 > "$(online $c)"; done
 	dmesg -c >/dev/null
@@ -134,8 +140,7 @@ if [ "$1" = late ]; then
 	check "the first event probed package 1: its line" "skl_uncore: package 1: $3" "$(pkg1 | tail -n 1)"
 	for pmu in uncore_cbox_0 uncore_cbox_1; do
 		counts $pmu 2 2
-		check "CPU 2, $pmu: a group of 3 is refused at open: EINVAL" "EINVAL" \
-			"$($PO -g $evs $pmu/0x8f34/cpu=2 2>&1 | sed -n "s|^$pmu/0x8f34/cpu=2: errno [0-9]* ||p")"
+		check "CPU 2, $pmu: a group of 3 is refused at open: EINVAL" "EINVAL" "$(refused $pmu 2)"
 		counts $pmu 4 0
 	done
 	# Four single events on one CBo of package 1: perf rotates them over its 2 counters; none
