@@ -11,10 +11,11 @@
 //! Perf brackets scheduling with `pmu_disable`/`pmu_enable`, and every `del` there is final:
 //! the counter stops, the event's last count is folded before `del` returns and the box
 //! forgets it. What a `del` inside the bracket keeps is where the counter stopped (`parked`),
-//! as the core PMU keeps an event's counter assignment (`x86_pmu_del`): an `add` of the same
-//! event starts the counter again with one write and no read. An `add`
-//! programs its event at once where it gets a counter nobody holds, so that a register that
-//! faults is an error perf reports (`EIO`), not an event that counts nothing.
+//! as the core PMU keeps an event's counter assignment (`x86_pmu_del`): the event started on
+//! it next, the same one or another, starts it with one write and no read. An `add` programs
+//! its event at once where it gets a counter nobody holds and no write has been tried on, so
+//! that a register that faults is an error perf reports (`EIO`), not an event that counts
+//! nothing; the others start at `enable`.
 //!
 //! # Invariants
 //!
@@ -62,8 +63,8 @@ struct Slot<H> {
     run: bool,
 }
 
-/// A generic counter a `del` inside a disabled section stopped: an `add` of the same event
-/// starts it again with one write, its baseline where it stopped.
+/// A generic counter a `del` (or a move) inside a disabled section stopped: the event `enable`
+/// starts on it next starts it with one write, its baseline where it stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Parked {
     /// Its `PERFEVTSEL` value while it counted.
@@ -249,10 +250,13 @@ impl<H: Handle> PmuBox<H> {
                 .map_err(|Fault(a)| Note::Faulted(a))?;
         }
         // Baseline first: a generic counter (the fixed one, for its first user) is stopped.
+        // One a `del` stopped in this section has not moved since: its value is known.
         let at = cx.regs.now_ns();
-        let base = match src {
-            Source::Imc(a) => cx.regs.imc_read(a).map(u64::from),
-            Source::Generic(a) | Source::Fixed(a) => cx.regs.rdmsr(a),
+        let parked = s.ctr.and_then(|c| self.parked[usize::from(c)].take());
+        let base = match (src, parked) {
+            (Source::Generic(_), Some(p)) => Some(p.raw),
+            (Source::Imc(a), _) => cx.regs.imc_read(a).map(u64::from),
+            (Source::Generic(a) | Source::Fixed(a), _) => cx.regs.rdmsr(a),
         };
         let Some(base) = base else {
             self.mark_broken(&s);
@@ -314,36 +318,39 @@ impl<H: Handle> PmuBox<H> {
         }
     }
 
-    /// Brings the hardware in line with the box: stops the counters `del`s parked, gives every
-    /// generic event a counter (live ones stay where they are unless a constraint forces a
-    /// move) and starts every event perf wants running. Only what changed touches a register.
+    /// Brings the hardware in line with the box: gives every generic event a counter (live
+    /// ones stay where they are unless a constraint forces a move) and starts every event perf
+    /// wants running, on a counter a `del` or a move stopped with one write. Only what changed
+    /// touches a register; the stopped counters no event took stay stopped.
     fn reconcile<R: Regs, O: FnMut(H, u64)>(&mut self, cx: &mut Cx<'_, R, O>) -> Option<Note> {
-        self.dirty = false;
-        self.unpark();
-        let (who, ctrs, n) = self.assignment(None)?;
-        // Events perf stopped: stop, keeping the count.
-        for i in 0..MAX_BOX_EVENTS {
-            if self.slots[i].is_some_and(|s| s.live && !s.run) {
-                self.hw_stop(cx, i);
-            }
-        }
-        for k in 0..n {
-            let i = who[k];
-            if self.get(i).is_some_and(|s| s.ctr != Some(ctrs[k])) {
-                if self.get(i).is_some_and(|s| s.live) {
+        let note = self.assignment(None).and_then(|(who, ctrs, n)| {
+            // Events perf stopped: stop, keeping the count.
+            for i in 0..MAX_BOX_EVENTS {
+                if self.slots[i].is_some_and(|s| s.live && !s.run) {
                     self.hw_stop(cx, i);
                 }
-                self.edit(i, |s| s.ctr = Some(ctrs[k]));
             }
-        }
-        let mut note = None;
-        for i in 0..MAX_BOX_EVENTS {
-            if self.slots[i].is_some_and(|s| s.run && !s.live) {
-                if let Err(n) = self.hw_start(cx, i) {
-                    note = note.or(Some(n));
+            for k in 0..n {
+                let i = who[k];
+                if self.get(i).is_some_and(|s| s.ctr != Some(ctrs[k])) {
+                    if self.get(i).is_some_and(|s| s.live) {
+                        self.park(cx, i);
+                    }
+                    self.edit(i, |s| s.ctr = Some(ctrs[k]));
                 }
             }
-        }
+            let mut note = None;
+            for i in 0..MAX_BOX_EVENTS {
+                if self.slots[i].is_some_and(|s| s.run && !s.live) {
+                    if let Err(n) = self.hw_start(cx, i) {
+                        note = note.or(Some(n));
+                    }
+                }
+            }
+            note
+        });
+        self.unpark();
+        self.dirty = false;
         note
     }
 
@@ -379,7 +386,7 @@ impl<H: Handle> PmuBox<H> {
         cx.tallies.claim(free, ev);
         self.dirty = true;
         self.expire_departed(cx, false);
-        let res = if self.arrive(cx, free) || (start && self.adopt(cx, free)) {
+        let res = if self.arrive(cx, free) {
             Ok(())
         } else if self.disabled == 0 {
             match self.reconcile(cx) {

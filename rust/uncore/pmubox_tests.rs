@@ -15,6 +15,7 @@ use super::units::{Unit, UnitKind, ARB, CBOX, CLOCK, IMC};
 mod rig;
 mod faults;
 mod moves;
+mod overcommit;
 mod readers;
 mod sleep;
 
@@ -55,7 +56,7 @@ fn del_is_final_and_the_counter_is_taken_over() {
     r.p.inject(UnitKind::Cbox, 1, 0x34, 0x8f, 1000);
     r.add(1, generic(0x8f34), true).unwrap();
     assert_eq!(r.enable(), None);
-    // At del a write (stop) and a read (the fold); at add a write (start): the counter did not
+    // At del a write (stop) and a read (the fold); at enable a write (start): the counter did not
     // move meanwhile, so where it stopped is the new baseline.
     assert_eq!(r.p.accesses_since(s0), (1, 2));
     r.p.inject(UnitKind::Cbox, 1, 0x34, 0x8f, 5);

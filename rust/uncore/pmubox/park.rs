@@ -4,10 +4,14 @@
 //!
 //! Perf takes every event of a context off and puts it back on each open, enable, close and
 //! multiplex rotation. The `del` stops the counter and folds the event's count, final; the box
-//! keeps where the counter stopped, so that the `add` that follows starts it again with one
-//! write: the baseline is the value it stopped at (a stopped counter does not move). Three
-//! accesses per event taken out and put back, where stopping and starting from scratch costs
-//! four (Linux's), and nothing counts for nobody in between.
+//! keeps where the counter stopped, so that whichever event `enable` starts on it next (the
+//! same one put back, or another one a rotation brings in) starts it with one write: the
+//! baseline is the value it stopped at (a stopped counter does not move). Three accesses per
+//! event taken out and put back, where stopping and starting from scratch costs four
+//! (Linux's), and nothing counts for nobody in between. Events added in the section start at
+//! `enable`, once all are in: an over-committed ARB's rotation that brings an occupancy event
+//! (counter 0 only) in after another event would otherwise start that one on counter 0 and
+//! move it at once.
 
 use super::{Cx, Fault, Note, Parked, PmuBox, Regs};
 use crate::uncore::event::Target;
@@ -55,52 +59,16 @@ impl<H: Handle> PmuBox<H> {
         self.dirty = true;
     }
 
-    /// `add` of slot `i` to run: starts again a counter a `del` stopped for the same event, if
-    /// any (one write; the baseline is where it stopped). Whether it did.
-    pub(super) fn adopt<R: Regs, O>(&mut self, cx: &mut Cx<'_, R, O>, i: usize) -> bool {
-        let Some(s) = self.get(i) else {
-            return false;
-        };
-        let Target::Generic(sel) = s.target else {
-            return false;
-        };
-        let ctl = Self::expected_control(s.target);
-        let allowed = self.allowed(sel.evt_sel());
-        let Some((c, p)) = (0..self.parked.len()).find_map(|c| {
-            let p = self.parked[c].filter(|p| p.ctl == ctl && allowed & (1 << c) != 0)?;
-            Some((c, p))
-        }) else {
-            return false;
-        };
-        self.parked[c] = None;
-        self.edit(i, |s| s.ctr = Some(c as u8));
-        let Some(s) = self.get(i) else {
-            return false;
-        };
-        let (src, Some(evtsel)) = self.source(&s) else {
-            return false;
-        };
-        let at = cx.regs.now_ns();
-        if cx.regs.wrmsr(evtsel, ctl).is_err() {
-            // Proven before, refused now: the ordinary path finds the fault and says so.
-            self.edit(i, |s| s.ctr = None);
-            return false;
-        }
-        cx.tallies.start(i, src, p.raw, at);
-        self.live.msr += 1;
-        self.edit(i, |s| s.live = true);
-        true
-    }
-
-    /// `enable`: forgets the stopped counters no `add` took over.
+    /// The end of a reconcile: forgets the stopped counters no event took over.
     pub(super) fn unpark(&mut self) {
         self.parked = [None; super::sched::MAX_COUNTERS];
     }
 
     /// `add` inside a disabled section: programs slot `i` now if the counter it gets is one
-    /// nobody holds, so a fault is still an error perf sees. An event added stopped gets its
-    /// counter's control register tried (written 0) the first time the box uses it. Otherwise
-    /// (another event must move first) `enable` programs it.
+    /// nobody holds and no write to it has been tried yet, so a fault is still an error perf
+    /// sees (an event added stopped gets the control register written 0). Otherwise `enable`
+    /// programs it, once every event of the section is in: an event perf puts in after it may
+    /// need its counter, and moving a counter just started costs two accesses more.
     pub(super) fn program_early<R: Regs, O>(
         &mut self,
         cx: &mut Cx<'_, R, O>,
@@ -119,23 +87,19 @@ impl<H: Handle> PmuBox<H> {
         let Some(c) = (0..n).find(|&k| who[k] == i).map(|k| ctrs[k]) else {
             return Ok(());
         };
-        if self.counter_held(c) {
+        if self.counter_held(c) || self.proven & (1 << c) != 0 {
             return Ok(());
         }
-        // A counter a `del` stopped is free: the event it was stopped for did not come back.
-        self.parked[usize::from(c)] = None;
         self.edit(i, |s| s.ctr = Some(c));
         if s.run {
             self.hw_start(cx, i)
-        } else if self.proven & (1 << c) == 0 {
+        } else {
             let evtsel = self.evtsel(c);
             cx.regs.wrmsr(evtsel, 0).map_err(|Fault(a)| {
                 self.faulted |= 1 << c;
                 Note::Faulted(a)
             })?;
             self.proven |= 1 << c;
-            Ok(())
-        } else {
             Ok(())
         }
     }
