@@ -272,7 +272,6 @@ impl Driver {
     ) -> Result<Self> {
         let Names { slots, claim } = names;
         let engine = Engine::new(hw, &slots, probe)?;
-        let cbo_counters = probe.counters.n;
         let this = Self {
             _pm: pm::Syscore::register(engine.clone())?,
             engine,
@@ -281,8 +280,7 @@ impl Driver {
         // From here on, an error drops `this`, which unregisters whatever was registered.
         for (slot, &(unit, box_idx)) in slots.iter().enumerate() {
             let name = CString::try_from_fmt(fmt!("{}", PmuName(unit, box_idx)))?;
-            let nr = nr_generic(unit, cbo_counters);
-            let pmu = UncorePmu::new(&this.engine, unit, box_idx, slot, nr)?;
+            let pmu = UncorePmu::new(&this.engine, unit, box_idx, slot)?;
             let reg = KBox::pin_init(PmuRegistration::register(name, pmu, module), GFP_KERNEL)
                 .inspect_err(|e| {
                     pr_err!(

@@ -176,10 +176,9 @@ impl PkgState {
             && self.boxes[slot].inner.lock().can_count(target)
     }
 
-    /// The generic counters of box `slot` an event of event select `event` may use: none
-    /// that faulted.
-    pub(super) fn allowed(&self, slot: usize, event: u8) -> u32 {
-        self.boxes[slot].inner.lock().allowed(event)
+    /// Whether a group of events on `targets` fits box `slot`'s counters (none that faulted).
+    pub(super) fn group_fits(&self, slot: usize, targets: &[Target]) -> bool {
+        self.boxes[slot].inner.lock().group_fits(targets)
     }
 
     /// Whether the write probe has run on this package (then what it found is in force).

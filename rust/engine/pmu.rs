@@ -17,7 +17,6 @@ use crate::kabi::{
 use crate::uncore::{
     event::{decode, Target},
     pmubox::{AddError, MAX_BOX_EVENTS},
-    sched::{self, Request},
     units::{Unit, UnitKind},
 };
 
@@ -41,8 +40,6 @@ pub(crate) struct UncorePmu {
     box_idx: u32,
     /// This PMU's box in every package's `boxes`.
     slot: usize,
-    /// Generic counters of each box.
-    nr_generic: u32,
     attrs: Pin<KBox<PmuAttrs>>,
 }
 
@@ -52,7 +49,6 @@ impl UncorePmu {
         unit: &'static Unit,
         box_idx: u32,
         slot: usize,
-        nr_generic: u32,
     ) -> Result<Self> {
         let mut formats = KVec::with_capacity(unit.formats.len(), GFP_KERNEL)?;
         for f in unit.formats {
@@ -83,7 +79,6 @@ impl UncorePmu {
             unit,
             box_idx,
             slot,
-            nr_generic,
             attrs: PmuAttrs::new(&formats, &events)?,
         })
     }
@@ -103,34 +98,16 @@ impl UncorePmu {
         self.engine.package(platform::cpu_package(cpu))
     }
 
-    /// The generic-counter request of a group member on `pkg`, `None` for shared counters:
-    /// a counter found faulting there is not offered.
-    fn request(&self, pkg: &Package, config: u64) -> Option<Request> {
-        match Target::from_raw(config) {
-            Target::Generic(sel) => Some(Request {
-                allowed: pkg.allowed(self.slot, sel.evt_sel()),
-                current: None,
-            }),
-            _ => None,
-        }
-    }
-
-    /// Checks that `ev` and the rest of its group fit this PMU's counters.
+    /// Checks that `ev` and the rest of its group fit this PMU's counters: the box's lock
+    /// taken once for the whole group.
     fn validate_group(&self, ev: &InitEvent) -> Result {
-        let mut reqs = [Request {
-            allowed: 0,
-            current: None,
-        }; sched::MAX_COUNTERS + 1];
-        let mut n_generic = 0;
-        let mut n_all = 0;
-        let pkg = self.package_of_cpu(ev.cpu());
+        // One more than a box holds: a group that large is refused on its size alone.
+        let mut targets = [Target::Fixed; MAX_BOX_EVENTS + 1];
+        let mut n = 0;
         let mut collect = |config: u64| {
-            n_all += 1;
-            if let Some(req) = self.request(pkg, config) {
-                if n_generic < reqs.len() {
-                    reqs[n_generic] = req;
-                }
-                n_generic += 1;
+            if n < targets.len() {
+                targets[n] = Target::from_raw(config);
+                n += 1;
             }
         };
         ev.for_each_in_group(|e| {
@@ -139,10 +116,9 @@ impl UncorePmu {
             }
         });
         collect(ev.hw_config());
-        let mut out = [0u8; sched::MAX_COUNTERS + 1];
-        if n_all > MAX_BOX_EVENTS
-            || n_generic > self.nr_generic as usize
-            || !sched::assign(&reqs[..n_generic], self.nr_generic as usize, &mut out)
+        if !self
+            .package_of_cpu(ev.cpu())
+            .group_fits(self.slot, &targets[..n])
         {
             return Err(refuse(
                 self.name(),

@@ -14,6 +14,7 @@ use super::units::{Unit, UnitKind, ARB, CBOX, CLOCK, IMC};
 #[macro_use]
 mod rig;
 mod faults;
+mod groups;
 mod moves;
 mod overcommit;
 mod readers;

@@ -2,7 +2,7 @@
 
 //! Which generic counter each event of a box may use and gets.
 
-use super::{sched, PmuBox};
+use super::{sched, PmuBox, MAX_BOX_EVENTS};
 use crate::uncore::event::Target;
 use crate::uncore::sched::Request;
 use crate::uncore::tally::Handle;
@@ -69,5 +69,26 @@ impl<H: Handle> PmuBox<H> {
         }
         let mut out = [0u8; sched::MAX_COUNTERS];
         sched::assign(&reqs[..n], self.nr_generic as usize, &mut out[..n]).then_some((who, out, n))
+    }
+
+    /// Whether a group of events on `targets` fits this box's counters alone: at most
+    /// [`MAX_BOX_EVENTS`], and its generic events on distinct counters none of which faulted.
+    /// One call under the box's lock for the whole group (`event_init`'s check).
+    pub(crate) fn group_fits(&self, targets: &[Target]) -> bool {
+        let mut reqs = [Request {
+            allowed: 0,
+            current: None,
+        }; sched::MAX_COUNTERS];
+        let mut n = 0;
+        for req in targets.iter().filter_map(|&t| self.request(t, None)) {
+            if n == reqs.len() {
+                return false;
+            }
+            reqs[n] = req;
+            n += 1;
+        }
+        let mut out = [0u8; sched::MAX_COUNTERS];
+        targets.len() <= MAX_BOX_EVENTS
+            && sched::assign(&reqs[..n], self.nr_generic as usize, &mut out[..n])
     }
 }
