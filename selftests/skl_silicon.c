@@ -52,50 +52,7 @@
 #include <unistd.h>
 
 #include "num.h"
-
-#define MSR_SEL 0x534b4c00u
-#define MSR_ARG 0x534b4c01u
-#define MSR_CMD 0x534b4c02u
-#define MAGIC 0x534b4c55u
-
-static int fd = -1;
-
-static uint64_t rd(uint32_t msr)
-{
-	uint64_t v;
-
-	if (pread(fd, &v, sizeof(v), msr) != sizeof(v)) {
-		perror("skl-silicon: rdmsr");
-		exit(2);
-	}
-	return v;
-}
-
-static void wr(uint32_t msr, uint64_t v)
-{
-	if (pwrite(fd, &v, sizeof(v), msr) != sizeof(v)) {
-		perror("skl-silicon: wrmsr");
-		exit(2);
-	}
-}
-
-static void set_arg(int n, uint64_t v)
-{
-	wr(MSR_SEL, n);
-	wr(MSR_ARG, v);
-}
-
-static uint64_t get_arg(int n)
-{
-	wr(MSR_SEL, n);
-	return rd(MSR_ARG);
-}
-
-static int command(int cmd)
-{
-	wr(MSR_CMD, cmd);
-	return rd(MSR_CMD);
-}
+#include "silicon_bd.h"
 
 static int unit_code(const char *s)
 {
@@ -134,14 +91,14 @@ int main(int argc, char **argv)
 	char path[64];
 
 	snprintf(path, sizeof(path), "/dev/cpu/%s/msr", cpu && *cpu ? cpu : "0");
-	fd = open(path, O_RDWR);
-	if (fd < 0) {
+	bd_fd = open(path, O_RDWR);
+	if (bd_fd < 0) {
 		fprintf(stderr, "skl-silicon: %s: %s\n", path, strerror(errno));
 		return 2;
 	}
 	uint64_t magic;
 
-	if (pread(fd, &magic, sizeof(magic), MSR_SEL) != sizeof(magic) || magic != MAGIC) {
+	if (pread(bd_fd, &magic, sizeof(magic), MSR_SEL) != sizeof(magic) || magic != MAGIC) {
 		fprintf(stderr, "skl-silicon: no emulated uncore (QEMU -device skl-uncore)\n");
 		return 2;
 	}
