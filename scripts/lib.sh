@@ -28,6 +28,11 @@ cache_lock() {
 	flock "$fd"
 }
 
+# The VM's CPU: Skylake-Client (family 6, model 0x5E) without the six features TCG does not
+# emulate (PCID, TSC deadline, HLE, INVPCID, RTM, XSAVEC). TCG would drop them anyway, with one
+# "TCG doesn't support requested feature" warning each: the guest sees the same CPUID.
+SKL_VM_CPU=Skylake-Client,-pcid,-tsc-deadline,-hle,-invpcid,-rtm,-xsavec
+
 # A private apt configuration in the cache (its own sources, lists and status), for
 # downloading Debian's kernel packages with `apt-get download` from suites the system does not
 # name: the system's apt sources are never touched. Sets the array APT_PRIVATE; the lists are
