@@ -33,6 +33,12 @@ cache_lock() {
 # "TCG doesn't support requested feature" warning each: the guest sees the same CPUID.
 SKL_VM_CPU=Skylake-Client,-pcid,-tsc-deadline,-hle,-invpcid,-rtm,-xsavec
 
+# checkout_key NAME: the cache entry NAME of this checkout (NAME-<hash of its path>): several
+# work trees build at once, each into its own entries.
+checkout_key() {
+	printf '%s-%s\n' "$1" "$(printf %s "$SKL_TOP" | sha256sum | cut -c1-8)"
+}
+
 # A private apt configuration in the cache (its own sources, lists and status), for
 # downloading Debian's kernel packages with `apt-get download` from suites the system does not
 # name: the system's apt sources are never touched. Sets the array APT_PRIVATE; the lists are
