@@ -13,6 +13,7 @@ use super::units::{Unit, UnitKind, ARB, CBOX, CLOCK, IMC};
 
 #[macro_use]
 mod rig;
+mod carry;
 mod faults;
 mod moves;
 mod readers;

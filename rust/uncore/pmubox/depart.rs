@@ -14,7 +14,7 @@
 
 use super::{Cx, PmuBox, Regs, MAX_BOX_EVENTS};
 use crate::uncore::event::Target;
-use crate::uncore::tally::Handle;
+use crate::uncore::tally::{Handle, Source};
 
 /// An event perf took off a CPU going offline, to add it on another CPU of the package: its
 /// counter counts on for it until then.
@@ -90,7 +90,11 @@ impl<H: Handle> PmuBox<H> {
     /// `add` of slot `i`: if it is to run, takes up where its event's count stopped when it
     /// left its counter counting (a move, a reschedule), on the same counter, if that still
     /// counts for it. Whether it did.
-    pub(super) fn arrive<R: Regs, O>(&mut self, cx: &mut Cx<'_, R, O>, i: usize) -> bool {
+    pub(super) fn arrive<R: Regs, O: FnMut(H, u64)>(
+        &mut self,
+        cx: &mut Cx<'_, R, O>,
+        i: usize,
+    ) -> bool {
         let Some(s) = self.get(i) else {
             return false;
         };
@@ -129,6 +133,13 @@ impl<H: Handle> PmuBox<H> {
         let (src, _) = self.source(&s);
         cx.tallies.start(i, src, d.raw, d.at);
         self.edit(i, |s| s.live = true);
+        if d.moving && matches!(src, Source::Imc(_)) {
+            // The baseline is as old as the move (up to `MOVE_NS`), and the first poll may come
+            // a timer period later: together more than an IMC counter's wrap at the top DRAM
+            // rate (2 s + 1.006 s against 2.68 s). Folded now, the next poll judges a step of
+            // one period. MSR counters wrap in 54.9 s at the least: their carry waits.
+            self.fold(cx, i, src, false);
+        }
         true
     }
 
