@@ -381,12 +381,7 @@ impl PackageWork for PkgState {
                 out: &mut out,
             };
             if inner.any_departed() {
-                let ended = ending.end(|| {
-                    let before = inner.live();
-                    inner.expire_departed(&mut cx, false);
-                    let after = inner.live();
-                    (before.msr + before.imc) - (after.msr + after.imc)
-                });
+                let ended = ending.end(|| inner.expire_departed(&mut cx, false));
                 // Not now (the count is being changed): soon.
                 busy |= !ended;
                 any_departed |= inner.any_departed();

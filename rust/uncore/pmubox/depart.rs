@@ -162,16 +162,18 @@ impl<H: Handle> PmuBox<H> {
     /// Stops the counters of departed events that did not come back within [`MOVE_NS`], and,
     /// at the end of a disabled section (`section_over`), of those that left for it only.
     /// The package's timer runs it too: a departed event may never come back (closed on its
-    /// way), and nothing else may happen on the box.
+    /// way), and nothing else may happen on the box. How many records it ended: each was
+    /// live, and the timer takes them off its count.
     pub(crate) fn expire_departed<R: Regs, O>(
         &mut self,
         cx: &mut Cx<'_, R, O>,
         section_over: bool,
-    ) {
+    ) -> u32 {
         if self.departed.iter().all(Option::is_none) {
-            return;
+            return 0;
         }
         let now = cx.regs.now_ns();
+        let mut ended = 0;
         for k in 0..MAX_BOX_EVENTS {
             let Some(d) = self.departed[k] else {
                 continue;
@@ -183,8 +185,10 @@ impl<H: Handle> PmuBox<H> {
             };
             if over {
                 self.drop_departed(cx, k);
+                ended += 1;
             }
         }
+        ended
     }
 
     /// At unload: stops the counter of every departed event, whenever it left.
