@@ -17,6 +17,7 @@ mod carry;
 mod faults;
 mod moves;
 mod readers;
+mod recycled;
 mod sleep;
 
 use rig::{generic, Reader, Rig};

@@ -20,6 +20,9 @@ use crate::uncore::tally::{Handle, Source};
 /// counter counts on for it until then.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Departed<H> {
+    /// The event, matched by the whole handle, never by its key: the record outlives the
+    /// event's `del`, and a closed event's address may name the next event opened (the
+    /// engine's handle adds perf's `event->id`, which never repeats).
     ev: H,
     target: Target,
     /// Generic counter it left counting, if any.
