@@ -157,6 +157,17 @@ impl<H: Handle> PmuBox<H> {
         }
     }
 
+    /// When the first record of an event on its way to another CPU is overdue (ns, the
+    /// box's clock): the package's timer must run by then.
+    pub(crate) fn departed_due(&self) -> Option<u64> {
+        self.departed
+            .iter()
+            .flatten()
+            .filter(|d| d.moving)
+            .map(|d| d.at.saturating_add(MOVE_NS))
+            .min()
+    }
+
     /// Whether a departed event's counter still counts for it.
     pub(crate) fn any_departed(&self) -> bool {
         self.departed.iter().any(Option::is_some)
