@@ -259,9 +259,10 @@ impl<T: PackageWork> Poller<T> {
 
     /// Adds `change` to the live count: the timer is started on this CPU when it becomes
     /// non-zero and cancelled when it drops to zero. With `within` (ns), the next run comes no
-    /// later than that from now (a timer already armed for later is started again). May run
-    /// with any lock held that the work only try-locks, interrupts on or off, from a CPU of
-    /// the package.
+    /// later than that from now (a timer already armed for later is started again). A timer
+    /// off its package that found no CPU of it online comes here at once. May run with any
+    /// lock held that the work only try-locks, interrupts on or off, from a CPU of the
+    /// package.
     pub(crate) fn track(&self, change: i64, within: Option<u64>) {
         let mut arm = self.arm.lock();
         let live = i64::from(arm.live)
@@ -278,11 +279,20 @@ impl<T: PackageWork> Poller<T> {
         } else if !arm.armed && !arm.stopped {
             arm.armed = true;
             self.start(within.map_or(self.period, delta).min(self.period));
-        } else if let Some(within) = within.filter(|_| arm.armed) {
+        } else if arm.armed && (within.is_some() || self.homeless.load(ordering::Relaxed) > 0) {
             // Waits for a running callback, as above: the callback alone sets the expiry of
             // a timer it restarts.
             self.cancel();
-            self.start(delta(timer::rearm(self.remaining_ns(), within)));
+            // Homeless, it backs off up to a period between looks: this is a CPU of its
+            // package, where it runs soon.
+            let remaining = if self.homeless.xchg(0, ordering::Relaxed) > 0 {
+                SOON.as_nanos() as u64
+            } else {
+                self.remaining_ns()
+            };
+            self.start(delta(
+                within.map_or(remaining, |w| timer::rearm(remaining, w)),
+            ));
         }
     }
 
@@ -384,7 +394,8 @@ impl<T: PackageWork> HrTimerCallback for Poller<T> {
                 }
                 this.homing.store(0, ordering::Release);
             }
-            // No CPU of the package to go to right now (or one is on its way): try again.
+            // No CPU of the package to go to right now (or one is on its way): try again,
+            // less often the longer the package has none.
             let tries = this.homeless.fetch_add(1, ordering::Relaxed);
             this.set_next(&mut ctx, timer::homeless(tries));
             return HrTimerRestart::Restart;

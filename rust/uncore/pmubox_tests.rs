@@ -19,6 +19,7 @@ mod moves;
 mod readers;
 mod recycled;
 mod sleep;
+mod timers;
 
 use rig::{generic, Reader, Rig};
 

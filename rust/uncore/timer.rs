@@ -57,17 +57,15 @@ pub(crate) const IMC_TICK: Next = Next::at(IMC.poll_ms * 3 / 2 * MS);
 /// Retry delay of a run that found a box busy.
 pub(crate) const RETRY: Next = Next::at(200_000);
 
-/// The period while a departed event's counter counts on for it: its move is overdue
-/// [`MOVE_NS`] after it left, and the next run stops that counter.
-///
-/// [`MOVE_NS`]: super::pmubox::depart::MOVE_NS
-const DEPARTED_TICK: Next = Next {
-    after_ns: super::pmubox::depart::MOVE_NS,
-    slack_ns: 500 * MS,
-};
+/// How much later than its deadline a run may stop a departed record's counter, after one
+/// at the deadline was not due: it may wait for another timer's interrupt that long.
+const DEPARTED_SLACK_NS: u64 = 500 * MS;
 
-/// Delay of a run that found the timer off its package with no CPU of it to go to.
-const HOMELESS: Next = Next::at(MS);
+/// The first delay of a timer off its package with no CPU of it online; each run in a row
+/// doubles it, up to the watchdog's period ([`TICK`]): a CPU of the package that comes online
+/// is found within that, and a package offline for a minute costs 20 runs, not 60,000. (Any
+/// box call on the package brings it home at once, `Poller::track`.)
+const HOMELESS_FIRST_NS: u64 = MS;
 
 /// What one run found on the package's boxes.
 #[derive(Clone, Copy, Debug, Default)]
@@ -80,40 +78,53 @@ pub(crate) struct Found {
     pub(crate) departed_due: Option<u64>,
 }
 
-/// The next run after one at `now` that found `found`.
-pub(crate) fn after_run(_now: u64, found: Found) -> Next {
+/// The next run after one at `now` that found `found`: the period for what is live, and no
+/// later than [`DEPARTED_SLACK_NS`] after the first departed record is overdue.
+pub(crate) fn after_run(now: u64, found: Found) -> Next {
     if found.busy {
         return RETRY;
     }
-    match (found.any_imc, found.departed_due.is_some()) {
-        (true, _) => IMC_TICK,
-        (false, true) => DEPARTED_TICK,
-        (false, false) => TICK,
+    let period = if found.any_imc { IMC_TICK } else { TICK };
+    match found.departed_due.map(|due| due.saturating_sub(now)) {
+        Some(left) if left < period.after_ns => Next {
+            after_ns: left,
+            slack_ns: DEPARTED_SLACK_NS.min(period.after_ns - left),
+        },
+        _ => period,
     }
 }
 
 /// How soon, at the latest, the timer must run after a box call at `now` that changed the
 /// box's live events from `before` to `after` and when its first departed record is overdue
-/// from `due_before` to `due_after` (ns from now); `None` if as armed.
+/// from `due_before` to `due_after` (ns, the box's clock); `None` if as armed.
 pub(crate) fn within(
     before: Live,
     after: Live,
-    _due_before: Option<u64>,
-    _due_after: Option<u64>,
-    _now: u64,
+    due_before: Option<u64>,
+    due_after: Option<u64>,
+    now: u64,
 ) -> Option<u64> {
     // The first IMC event: the next poll within the IMC period, whatever was armed for the MSR
     // events (their period is longer than the IMC counters' wrap).
-    (before.imc == 0 && after.imc > 0).then_some(IMC_TICK.after_ns)
+    let imc = (before.imc == 0 && after.imc > 0).then_some(IMC_TICK.after_ns);
+    // A record overdue sooner than any before (an event departed): the timer runs by then,
+    // not at the end of a period that may be 12.5 s away.
+    let departed = due_after
+        .filter(|&a| !matches!(due_before, Some(b) if b <= a))
+        .map(|due| due.saturating_sub(now));
+    imc.into_iter().chain(departed).min()
 }
 
-/// The delay of a timer restarted `within` ns from now, that was due in `remaining_ns`.
-pub(crate) fn rearm(_remaining_ns: u64, within_ns: u64) -> u64 {
-    within_ns
+/// The delay of a timer restarted to run `within_ns` from now, that was due in
+/// `remaining_ns`: never later than it was.
+pub(crate) fn rearm(remaining_ns: u64, within_ns: u64) -> u64 {
+    remaining_ns.min(within_ns)
 }
 
 /// The delay of the `tries`-th run in a row that found the timer off its package with no CPU
-/// of the package online (counted from 0).
-pub(crate) fn homeless(_tries: u32) -> Next {
-    HOMELESS
+/// of the package online (counted from 0): doubling from [`HOMELESS_FIRST_NS`] up to
+/// [`TICK`]'s period.
+pub(crate) fn homeless(tries: u32) -> Next {
+    let ns = HOMELESS_FIRST_NS.saturating_mul(1 << tries.min(32));
+    Next::at(ns.min(TICK.after_ns))
 }
