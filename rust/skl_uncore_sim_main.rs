@@ -66,6 +66,11 @@ module! {
             default: 0,
             description: "Test hook: 1: package timers stay armed as if an event were left at unload",
         },
+        offline_delay_ms: u32 {
+            default: 0,
+            description: "Test hook: ms a CPU going offline waits, inactive, before perf moves \
+                          its events (0-2000)",
+        },
     },
 }
 
@@ -97,6 +102,7 @@ struct SklUncoreSim {
     _driver: Driver,
     _pm: Syscore<SimHw>,
     _debugfs: SimDebugfs,
+    _offline_delay: Option<kabi::platform::OfflineDelay>,
     /// Last: a late IPI of the test hooks finishes before the module's text goes.
     _hooks: kabi::poller::TestHooks,
 }
@@ -158,6 +164,11 @@ impl kernel::Module for SklUncoreSim {
         }
         let leak_live = flag("leak_live", param(module_parameters::leak_live.value()))?;
         let hooks = kabi::poller::TestHooks::new(ipi_delay_ms, leak_live);
+        let offline_delay_ms = param::<u32>(module_parameters::offline_delay_ms.value());
+        if offline_delay_ms > 2000 {
+            pr_err!("offline_delay_ms={offline_delay_ms}: must be 0..2000\n");
+            return Err(EINVAL);
+        }
         let rates = Rates {
             uclk_hz: u64::from(uclk_mhz) * 1_000_000,
             // Deterministic DRAM traffic (64-byte lines per second): 1.2 GB/s of reads,
@@ -184,6 +195,7 @@ impl kernel::Module for SklUncoreSim {
         let pm = Syscore::register(hw.clone())?;
         steps.lap(LoadStep::Files);
         let driver = Driver::new(names, hw, &counters, module)?;
+        let offline_delay = kabi::platform::OfflineDelay::new(offline_delay_ms)?;
         steps.lap(LoadStep::Register);
         // Said once loaded: a refusal is one line of its own.
         pr_info!("{}\n", engine::Why(count));
@@ -193,6 +205,7 @@ impl kernel::Module for SklUncoreSim {
             _driver: driver,
             _pm: pm,
             _debugfs: debugfs,
+            _offline_delay: offline_delay,
             _hooks: hooks,
         })
     }

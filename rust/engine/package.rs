@@ -26,43 +26,22 @@ use crate::kabi::{
     lock::RawSpinLock,
     perf::{EventRef, ReadEvent},
     platform,
-    poller::{Ending, Next, PackageWork, Poller},
+    poller::{Ending, PackageWork, Poller},
 };
 use crate::uncore::{
     cbo_counters::PackageLine,
     event::Target,
-    pmubox::{depart::MOVE_NS, Cx, Fault, Note, PmuBox, Regs},
+    pmubox::{Cx, Fault, Note, PmuBox, Regs},
     probe::PackageProbe,
     regs::MSR_UNC_PERF_GLOBAL_CTRL,
     tally::{Handle, Tallies},
-    units::{Unit, IMC},
+    timer::{self, Found, Next},
+    units::Unit,
 };
 
 mod regs;
 pub(super) use regs::PkgRegs;
 use regs::{shared_fault_bit, test_and_set, FIXED_WRITE, GLOBAL_READ, GLOBAL_WRITE};
-
-/// The watchdog's period: registers changed behind our back are found within it and its
-/// slack. MSR counters wrap in 54.9 s at the least (the ARB's, at 64 increments a cycle of a
-/// 5 GHz clock): a late run loses nothing, so the package may sleep through the slack.
-const TICK: Next = Next {
-    after: Delta::from_millis(10_000),
-    slack: Delta::from_millis(2_500),
-};
-/// The period while an IMC event is live: 3/8 of the IMC counters' wrap time at the top DRAM
-/// rate (2.68 s at [`MAX_DRAM_LINES_PER_S`]), so a run 1.68 s late still reads them before they
-/// lap. No slack: that lateness is the margin.
-///
-/// [`MAX_DRAM_LINES_PER_S`]: crate::uncore::units::MAX_DRAM_LINES_PER_S
-const IMC_TICK: Next = Next::at(Delta::from_millis((IMC.poll_ms * 3 / 2) as i64));
-/// Retry delay of a tick that found a box busy.
-const RETRY: Next = Next::at(Delta::from_micros(200));
-/// The period while a departed event's counter counts on for it: its move is overdue
-/// [`MOVE_NS`] after it left, and the next run stops that counter.
-const DEPARTED_TICK: Next = Next {
-    after: Delta::from_nanos(MOVE_NS as i64),
-    slack: Delta::from_millis(500),
-};
 
 /// One PMU's box on one package.
 #[pin_data]
@@ -145,7 +124,7 @@ pub(super) fn new_package(
         probed: Atomic::new(i32::from(probed)),
         boxes,
     };
-    Poller::new(state, TICK.after)
+    Poller::new(state, Delta::from_nanos(timer::TICK.after_ns as i64))
 }
 
 impl PkgState {
@@ -251,6 +230,7 @@ impl PackageExt for Arc<Package> {
         let state = &self.boxes[slot];
         let mut b = state.inner.lock();
         let before = b.live();
+        let due_before = b.departed_due();
         let mut out: fn(EventRef, u64) = sink;
         let mut regs = PkgRegs(self);
         let mut cx = Cx {
@@ -261,9 +241,14 @@ impl PackageExt for Arc<Package> {
         let (r, note) = f(&mut b, &mut cx);
         let after = b.live();
         let delta = i64::from(after.msr + after.imc) - i64::from(before.msr + before.imc);
-        // The first IMC event: the next poll within the IMC period, whatever was armed for
-        // the MSR events (their period is longer than the IMC counters' wrap).
-        let within = (before.imc == 0 && after.imc > 0).then_some(IMC_TICK.after);
+        let due_after = b.departed_due();
+        let within = timer::within(
+            before,
+            after,
+            due_before,
+            due_after,
+            platform::now_fast_ns(),
+        );
         if delta != 0 || within.is_some() {
             self.track(delta, within);
         }
@@ -345,10 +330,10 @@ impl PackageWork for PkgState {
         platform::online_cpu_in_package(self.id)
     }
 
-    /// Every [`TICK`] while events are live (every [`IMC_TICK`] while IMC events are):
-    /// checks the shared controls and every live event's control register, polls the
-    /// counters whose wrap is near and stops those departed events left counting for a move
-    /// that is overdue.
+    /// Every [`timer::TICK`] while events are live (every [`timer::IMC_TICK`] while IMC
+    /// events are): checks the shared controls and every live event's control register, polls
+    /// the counters whose wrap is near and stops those departed events left counting for a
+    /// move that is overdue.
     fn run(&self, ending: &Ending<'_>) -> Option<Next> {
         TICKS.add(1, ordering::Relaxed);
         let now = platform::now_fast_ns();
@@ -356,9 +341,7 @@ impl PackageWork for PkgState {
         {
             let held = HELD_UNTIL.load(ordering::Relaxed).saturating_sub(now);
             if held > 0 {
-                return Some(Next::at(
-                    Delta::from_nanos(held.min(i64::MAX as u64) as i64),
-                ));
+                return Some(Next::at(held));
             }
             if WAKE_AFTER.xchg(false, ordering::Relaxed) {
                 platform::system_wakeup();
@@ -367,11 +350,12 @@ impl PackageWork for PkgState {
         let mut regs = PkgRegs(self);
         let mut out: fn(EventRef, u64) = sink;
         let mut note = None;
-        let (mut any_msr, mut any_imc, mut any_departed, mut busy) = (false, false, false, false);
+        let mut found = Found::default();
+        let mut any_msr = false;
         for b in self.boxes.iter() {
             let Some(mut inner) = b.inner.try_lock() else {
                 // Busy (perhaps cancelling us): this box again shortly.
-                busy = true;
+                found.busy = true;
                 continue;
             };
             let mut cx = Cx {
@@ -380,22 +364,19 @@ impl PackageWork for PkgState {
                 out: &mut out,
             };
             if inner.any_departed() {
-                let ended = ending.end(|| {
-                    let before = inner.live();
-                    inner.expire_departed(&mut cx, false);
-                    let after = inner.live();
-                    (before.msr + before.imc) - (after.msr + after.imc)
-                });
+                let ended = ending.end(|| inner.expire_departed(&mut cx, false));
                 // Not now (the count is being changed): soon.
-                busy |= !ended;
-                any_departed |= inner.any_departed();
+                found.busy |= !ended;
+            }
+            if let Some(due) = inner.departed_due() {
+                found.departed_due = Some(found.departed_due.map_or(due, |d| d.min(due)));
             }
             let live = inner.live();
             if live.msr > 0 {
                 any_msr = true;
                 note = note.or(inner.check(&mut cx));
             }
-            any_imc |= live.imc > 0;
+            found.any_imc |= live.imc > 0;
             if inner.poll_due(now) {
                 note = note.or(inner.poll(&mut cx));
             }
@@ -414,13 +395,6 @@ impl PackageWork for PkgState {
         if let Some(n) = note {
             self.say(n);
         }
-        if busy {
-            return Some(RETRY);
-        }
-        Some(match (any_imc, any_departed) {
-            (true, _) => IMC_TICK,
-            (false, true) => DEPARTED_TICK,
-            (false, false) => TICK,
-        })
+        Some(timer::after_run(now, found))
     }
 }

@@ -60,6 +60,10 @@ void skl_glue_store_release(int *p, int val);
  * is pending); flush waits for it. */
 int skl_glue_defer(void (*fn)(void *data), void *data, unsigned int ms);
 void skl_glue_defer_flush(void);
+/* Simulator only, a test hook: every CPU going offline sleeps @ms between leaving the active
+ * mask and perf moving its events (0 or -errno); end removes it. */
+int skl_glue_offline_delay(unsigned int ms);
+void skl_glue_offline_delay_end(void);
 
 /* System-core PM callbacks (suspend: last, on the boot CPU with interrupts off; resume: first).
  * Returns a handle for unregister, or NULL if out of memory. */

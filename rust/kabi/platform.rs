@@ -55,6 +55,33 @@ pub(crate) fn hotplug_in_flight() -> bool {
     unsafe { sys::skl_glue_hotplug_in_flight() }
 }
 
+/// The simulator's test hook (while held): every CPU going offline sleeps between leaving the
+/// active mask and perf moving its events, the window in which perf's `del` of an event
+/// closed meanwhile looks like a move.
+#[cfg(skl_sim)]
+pub(crate) struct OfflineDelay(());
+
+#[cfg(skl_sim)]
+impl OfflineDelay {
+    /// `ms` of sleep in every CPU offline; none for 0. Process context.
+    pub(crate) fn new(ms: u32) -> Result<Option<Self>> {
+        if ms == 0 {
+            return Ok(None);
+        }
+        // SAFETY: Registers a CPU hotplug state whose callback only sleeps; `drop` removes it.
+        to_result(unsafe { sys::skl_glue_offline_delay(ms) })?;
+        Ok(Some(Self(())))
+    }
+}
+
+#[cfg(skl_sim)]
+impl Drop for OfflineDelay {
+    fn drop(&mut self) {
+        // SAFETY: Removes the state `new` registered (waits for CPU hotplug; process context).
+        unsafe { sys::skl_glue_offline_delay_end() };
+    }
+}
+
 #[cfg(skl_sim)]
 /// Ends a suspend-to-idle as a wake-up interrupt would (the simulator's wake-up source).
 pub(crate) fn system_wakeup() {

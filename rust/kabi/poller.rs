@@ -48,8 +48,9 @@ use kernel::{
 };
 
 use super::{lock::RawSpinLock, perf_sys as sys};
+use crate::uncore::timer::{self, Next};
 
-/// Delay of a run that was missed, or of another try to go home.
+/// Delay of the first run of a timer that came home: a run was missed on the way.
 const SOON: Delta = Delta::from_millis(1);
 
 /// Timers taken home by an IPI since load (every poller), for the tests' statistics.
@@ -145,25 +146,9 @@ impl Ending<'_> {
     }
 }
 
-/// When a poller runs again: not before `after` from now, and at the latest `slack` later.
-/// Within the slack it runs in the interrupt of any other timer of its CPU, so a poll that may
-/// be late costs no wakeup of its own when the CPU wakes anyway.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Next {
-    /// Earliest run, from now.
-    pub(crate) after: Delta,
-    /// How much later it may run.
-    pub(crate) slack: Delta,
-}
-
-impl Next {
-    /// Exactly `after` from now.
-    pub(crate) const fn at(after: Delta) -> Self {
-        Self {
-            after,
-            slack: Delta::ZERO,
-        }
-    }
+/// `ns` nanoseconds, as far as a [`Delta`] goes.
+fn delta(ns: u64) -> Delta {
+    Delta::from_nanos(ns.min(i64::MAX as u64) as i64)
 }
 
 /// What `track`, `rehome` and `stop` agree on, under `Poller::arm`.
@@ -202,6 +187,9 @@ pub(crate) struct Poller<T: PackageWork> {
     live: Atomic<u32>,
     /// An IPI taking the timer home is in flight (see the invariants).
     homing: Atomic<i32>,
+    /// Runs in a row that found the timer off its package, with nowhere to go (the callback's
+    /// alone).
+    homeless: Atomic<u32>,
     /// The first run's delay and the period when the work does not say.
     period: Delta,
     work: T,
@@ -260,6 +248,7 @@ impl<T: PackageWork> Poller<T> {
                 ),
                 live: Atomic::new(0),
                 homing: Atomic::new(0),
+                homeless: Atomic::new(0),
                 period,
                 work,
                 _pin: PhantomPinned,
@@ -268,15 +257,16 @@ impl<T: PackageWork> Poller<T> {
         )
     }
 
-    /// Adds `delta` to the live count: the timer is started on this CPU when it becomes
-    /// non-zero and cancelled when it drops to zero. With `within`, the next run comes no
-    /// later than that from now (a timer already armed for later is started again). May run
-    /// with any lock held that the work only try-locks, interrupts on or off, from a CPU of
-    /// the package.
-    pub(crate) fn track(&self, delta: i64, within: Option<Delta>) {
+    /// Adds `change` to the live count: the timer is started on this CPU when it becomes
+    /// non-zero and cancelled when it drops to zero. With `within` (ns), the next run comes no
+    /// later than that from now (a timer already armed for later is started again). A timer
+    /// off its package that found no CPU of it online comes here at once. May run with any
+    /// lock held that the work only try-locks, interrupts on or off, from a CPU of the
+    /// package.
+    pub(crate) fn track(&self, change: i64, within: Option<u64>) {
         let mut arm = self.arm.lock();
         let live = i64::from(arm.live)
-            .saturating_add(delta)
+            .saturating_add(change)
             .clamp(0, i64::from(u32::MAX)) as u32;
         arm.set_live(live);
         self.live.store(arm.live, ordering::Relaxed);
@@ -288,12 +278,21 @@ impl<T: PackageWork> Poller<T> {
             }
         } else if !arm.armed && !arm.stopped {
             arm.armed = true;
-            self.start(within.unwrap_or(self.period).min(self.period));
-        } else if let Some(within) = within.filter(|_| arm.armed) {
+            self.start(within.map_or(self.period, delta).min(self.period));
+        } else if arm.armed && (within.is_some() || self.homeless.load(ordering::Relaxed) > 0) {
             // Waits for a running callback, as above: the callback alone sets the expiry of
             // a timer it restarts.
             self.cancel();
-            self.start(within);
+            // Homeless, it backs off up to a period between looks: this is a CPU of its
+            // package, where it runs soon.
+            let remaining = if self.homeless.xchg(0, ordering::Relaxed) > 0 {
+                SOON.as_nanos() as u64
+            } else {
+                self.remaining_ns()
+            };
+            self.start(delta(
+                within.map_or(remaining, |w| timer::rearm(remaining, w)),
+            ));
         }
     }
 
@@ -329,6 +328,18 @@ impl<T: PackageWork> Poller<T> {
         // cancelled before `self` is freed: `stop`, which the drop runs, cancels it after
         // forbidding `track` and `rehome` to start it again.
         unsafe { <Self as HasHrTimer<Self>>::start(self, expires) };
+    }
+
+    /// How long until the timer's (soft) expiry, 0 if it is past: of a timer `cancel`led
+    /// under `arm`, which nothing restarts meanwhile.
+    fn remaining_ns(&self) -> u64 {
+        // SAFETY: `self` is valid, so is its timer; cancelled and under `arm` (caller), its
+        // expiry is written by nobody: the callback has returned, `track` and `rehome` take
+        // `arm`.
+        let soft = unsafe { (*<Self as HasHrTimer<Self>>::c_timer_ptr(self))._softexpires };
+        // SAFETY: Reads the monotonic clock, any context.
+        let now = unsafe { bindings::ktime_get() };
+        u64::try_from(soft.saturating_sub(now)).unwrap_or(0)
     }
 
     /// Cancels the timer, waiting for a running callback.
@@ -383,10 +394,13 @@ impl<T: PackageWork> HrTimerCallback for Poller<T> {
                 }
                 this.homing.store(0, ordering::Release);
             }
-            // No CPU of the package to go to right now (or one is on its way): try again.
-            this.set_next(&mut ctx, Next::at(SOON));
+            // No CPU of the package to go to right now (or one is on its way): try again,
+            // less often the longer the package has none.
+            let tries = this.homeless.fetch_add(1, ordering::Relaxed);
+            this.set_next(&mut ctx, timer::homeless(tries));
             return HrTimerRestart::Restart;
         }
+        this.homeless.store(0, ordering::Relaxed);
         let ending = Ending {
             arm: &this.arm,
             live: &this.live,
@@ -418,9 +432,9 @@ impl<T: PackageWork> Poller<T> {
         // expiry only if its `Ending` did not disarm it), `rehome` only after a callback that
         // did not restart it.
         unsafe {
-            let soft = bindings::ktime_get().saturating_add(next.after.as_nanos());
+            let soft = bindings::ktime_get().saturating_add(delta(next.after_ns).as_nanos());
             (*timer)._softexpires = soft;
-            (*timer).node.expires = soft.saturating_add(next.slack.as_nanos());
+            (*timer).node.expires = soft.saturating_add(delta(next.slack_ns).as_nanos());
         }
     }
 }

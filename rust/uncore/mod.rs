@@ -32,4 +32,5 @@ pub(crate) mod sched;
 #[cfg(any(test, skl_sim))]
 pub(crate) mod sim;
 pub(crate) mod tally;
+pub(crate) mod timer;
 pub(crate) mod units;

@@ -13,12 +13,15 @@ use super::units::{Unit, UnitKind, ARB, CBOX, CLOCK, IMC};
 
 #[macro_use]
 mod rig;
+mod carry;
 mod faults;
 mod groups;
 mod moves;
 mod overcommit;
 mod readers;
+mod recycled;
 mod sleep;
+mod timers;
 
 use rig::{generic, Reader, Rig};
 

@@ -63,7 +63,14 @@ impl ReadEvent {
 
     /// A handle that outlives the callback, for a box that holds the event until `del`.
     pub(crate) fn handle(&self) -> EventRef {
-        EventRef(self.raw())
+        // SAFETY: The event is live for the borrow (type invariant); perf writes `id` once, in
+        // `perf_event_alloc` before `event_init`, and never again: a plain read is race-free
+        // in any context.
+        let id = unsafe { (*self.raw()).id };
+        EventRef {
+            ptr: self.raw(),
+            id,
+        }
     }
 }
 
@@ -192,16 +199,32 @@ impl Event {
 /// An event held by a driver between perf's `add` and `del` (perf frees an event only after
 /// its `del`). Comparing handles is safe; reaching the event is not, see [`EventRef::get`],
 /// and gives only what any CPU may touch (a [`ReadEvent`]).
+///
+/// Equal handles name the same event, for the module's whole life: a box keeps a handle past
+/// the event's `del` (a departed record, `pmubox/depart.rs`), and perf frees the event an RCU
+/// grace period later, after which the slab may give its address to the next event. So a
+/// handle is the address and perf's `event->id`, which perf takes from a 64-bit counter when it
+/// allocates the event and never gives again (the id `PERF_FORMAT_ID` reports). A `destroy`
+/// callback dropping the record would do too, but it runs wherever the last reference goes
+/// (any CPU, or none of the package online; under `ctx->mutex` in `perf_pmu_unregister`),
+/// while stopping the record's counter needs a CPU of the package: the record would still be
+/// left to the package's timer, through a new callback and a new path to the box's lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct EventRef(*mut sys::perf_event);
+pub(crate) struct EventRef {
+    ptr: *mut sys::perf_event,
+    /// Perf's `event->id`: never 0, never repeated.
+    id: u64,
+}
 
-// SAFETY: A handle is an address; reaching the event needs `get`, whose contract covers it.
+// SAFETY: A handle is an address and a number; reaching the event needs `get`, whose contract
+// covers it.
 unsafe impl Send for EventRef {}
 
 impl EventRef {
-    /// The event's identity: its address, never 0.
+    /// Where reads find the event's tally: its address, never 0, unique among the events a box
+    /// holds (a box holds an event from `add` to `del`, and perf frees it after its `del`).
     pub(crate) fn key(self) -> usize {
-        self.0 as usize
+        self.ptr as usize
     }
 
     /// The event.
@@ -212,7 +235,7 @@ impl EventRef {
     /// `del`eted, and that stays so for `'a`.
     pub(crate) unsafe fn get<'a>(self) -> &'a ReadEvent {
         // SAFETY: Between `add` and `del` perf keeps the event alive (caller's guarantee).
-        unsafe { ReadEvent::from_raw(self.0) }
+        unsafe { ReadEvent::from_raw(self.ptr) }
     }
 }
 

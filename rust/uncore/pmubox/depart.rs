@@ -14,12 +14,15 @@
 
 use super::{Cx, PmuBox, Regs, MAX_BOX_EVENTS};
 use crate::uncore::event::Target;
-use crate::uncore::tally::Handle;
+use crate::uncore::tally::{Handle, Source};
 
 /// An event perf took off a CPU going offline, to add it on another CPU of the package: its
 /// counter counts on for it until then.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Departed<H> {
+    /// The event, matched by the whole handle, never by its key: the record outlives the
+    /// event's `del`, and a closed event's address may name the next event opened (the
+    /// engine's handle adds perf's `event->id`, which never repeats).
     ev: H,
     target: Target,
     /// Generic counter it left counting, if any.
@@ -90,7 +93,11 @@ impl<H: Handle> PmuBox<H> {
     /// `add` of slot `i`: if it is to run, takes up where its event's count stopped when it
     /// left its counter counting (a move, a reschedule), on the same counter, if that still
     /// counts for it. Whether it did.
-    pub(super) fn arrive<R: Regs, O>(&mut self, cx: &mut Cx<'_, R, O>, i: usize) -> bool {
+    pub(super) fn arrive<R: Regs, O: FnMut(H, u64)>(
+        &mut self,
+        cx: &mut Cx<'_, R, O>,
+        i: usize,
+    ) -> bool {
         let Some(s) = self.get(i) else {
             return false;
         };
@@ -129,6 +136,13 @@ impl<H: Handle> PmuBox<H> {
         let (src, _) = self.source(&s);
         cx.tallies.start(i, src, d.raw, d.at);
         self.edit(i, |s| s.live = true);
+        if d.moving && matches!(src, Source::Imc(_)) {
+            // The baseline is as old as the move (up to `MOVE_NS`), and the first poll may come
+            // a timer period later: together more than an IMC counter's wrap at the top DRAM
+            // rate (2 s + 1.006 s against 2.68 s). Folded now, the next poll judges a step of
+            // one period. MSR counters wrap in 54.9 s at the least: their carry waits.
+            self.fold(cx, i, src, false);
+        }
         true
     }
 
@@ -143,6 +157,17 @@ impl<H: Handle> PmuBox<H> {
         }
     }
 
+    /// When the first record of an event on its way to another CPU is overdue (ns, the
+    /// box's clock): the package's timer must run by then.
+    pub(crate) fn departed_due(&self) -> Option<u64> {
+        self.departed
+            .iter()
+            .flatten()
+            .filter(|d| d.moving)
+            .map(|d| d.at.saturating_add(MOVE_NS))
+            .min()
+    }
+
     /// Whether a departed event's counter still counts for it.
     pub(crate) fn any_departed(&self) -> bool {
         self.departed.iter().any(Option::is_some)
@@ -151,16 +176,18 @@ impl<H: Handle> PmuBox<H> {
     /// Stops the counters of departed events that did not come back within [`MOVE_NS`], and,
     /// at the end of a disabled section (`section_over`), of those that left for it only.
     /// The package's timer runs it too: a departed event may never come back (closed on its
-    /// way), and nothing else may happen on the box.
+    /// way), and nothing else may happen on the box. How many records it ended: each was
+    /// live, and the timer takes them off its count.
     pub(crate) fn expire_departed<R: Regs, O>(
         &mut self,
         cx: &mut Cx<'_, R, O>,
         section_over: bool,
-    ) {
+    ) -> u32 {
         if self.departed.iter().all(Option::is_none) {
-            return;
+            return 0;
         }
         let now = cx.regs.now_ns();
+        let mut ended = 0;
         for k in 0..MAX_BOX_EVENTS {
             let Some(d) = self.departed[k] else {
                 continue;
@@ -172,8 +199,10 @@ impl<H: Handle> PmuBox<H> {
             };
             if over {
                 self.drop_departed(cx, k);
+                ended += 1;
             }
         }
+        ended
     }
 
     /// At unload: stops the counter of every departed event, whenever it left.

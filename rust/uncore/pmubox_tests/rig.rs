@@ -222,8 +222,9 @@ impl Rig {
         op!(self, |b, cx| b.check(cx))
     }
 
-    /// The package timer's run over this box: stops what departed events left counting.
-    pub(super) fn expire(&mut self) {
+    /// The package timer's run over this box: stops what departed events left counting; how
+    /// many.
+    pub(super) fn expire(&mut self) -> u32 {
         op!(self, |b, cx| b.expire_departed(cx, false))
     }
 
