@@ -15,7 +15,7 @@ mod sim_hw;
 mod uncore;
 
 use engine::{Driver, Names};
-use kabi::pm::Syscore;
+use kabi::pm::Sleep;
 use sim_hw::{LoadStep, LoadSteps, SimDebugfs, SimHw};
 use uncore::sim::{count::Rates, model::MissingAs};
 use uncore::units::{CBOX, MAX_CBOX};
@@ -95,7 +95,7 @@ const MAX_CORES: i32 = 64;
 struct SklUncoreSim {
     // Dropped first: the PMUs go before the model's sleep hook and the debugfs files.
     _driver: Driver,
-    _pm: Syscore<SimHw>,
+    _pm: Sleep<SimHw>,
     _debugfs: SimDebugfs,
     /// Last: a late IPI of the test hooks finishes before the module's text goes.
     _hooks: kabi::poller::TestHooks,
@@ -181,7 +181,7 @@ impl kernel::Module for SklUncoreSim {
         steps.lap(LoadStep::Probe);
         let debugfs = SimDebugfs::new(&hw)?;
         // Before the driver's: on resume the model resets first, as the silicon does in S3.
-        let pm = Syscore::register(hw.clone())?;
+        let pm = Sleep::syscore(hw.clone())?;
         steps.lap(LoadStep::Files);
         let driver = Driver::new(names, hw, &counters, module)?;
         steps.lap(LoadStep::Register);

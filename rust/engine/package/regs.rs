@@ -87,6 +87,10 @@ impl Regs for PkgRegs<'_> {
             }
         }
     }
+
+    fn fixed_lost(&mut self) {
+        self.0.fixed_users.fetch_sub(1, ordering::Full);
+    }
 }
 
 /// [`PkgState::faulted`]: the global enable's write faulted.

@@ -25,6 +25,9 @@ pub(crate) trait Regs {
     fn fixed_get(&mut self) -> Result<(), Fault>;
     /// One user less: the last disables it.
     fn fixed_put(&mut self);
+    /// One user less, whose use a sleep ended (the package's registers are being reset and
+    /// cannot be reached): nothing is written.
+    fn fixed_lost(&mut self);
 }
 
 /// A register write that faulted: the register.
