@@ -218,7 +218,7 @@ impl PkgState {
     /// After a sleep that reset the package while none of its CPUs was online: nothing of it
     /// is live, and the global enable it had is gone.
     pub(super) fn forget_registers(&self) {
-        self.global_en.store(0, ordering::Relaxed);
+        PkgRegs(self).global_lost();
     }
 
     /// Clears our record of the global enable; whether it was set.
@@ -318,7 +318,7 @@ impl PackageExt for Arc<Package> {
 
     fn resume(&self) {
         // Each box programs its live events again, the fixed counter's enable included.
-        self.global_en.store(0, ordering::Relaxed);
+        PkgRegs(self).global_lost();
         for slot in 0..self.boxes.len() {
             self.with_box(slot, |b, cx| ((), b.resume(cx, Wake::Lost)));
         }
@@ -414,7 +414,9 @@ impl PackageWork for PkgState {
                 any_departed |= inner.any_departed();
             }
             let live = inner.live();
-            if live.msr > 0 {
+            // Asleep (suspend-to-idle, before the wake's hook): the wake judges the sleep by
+            // the registers as they are, the global enable included.
+            if live.msr > 0 && !inner.asleep() {
                 any_msr = true;
                 note = note.or(inner.check(&mut cx));
             }

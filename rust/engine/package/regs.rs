@@ -62,6 +62,10 @@ impl Regs for PkgRegs<'_> {
         Ok(p.global_en.xchg(1, ordering::Relaxed) != 0 && cleared && check)
     }
 
+    fn global_lost(&mut self) {
+        self.0.global_en.store(0, ordering::Relaxed);
+    }
+
     fn fixed_get(&mut self) -> Result<(), Fault> {
         let p = self.0;
         if p.faulted.load(ordering::Relaxed) & FIXED_WRITE != 0 {

@@ -26,9 +26,13 @@ pub(crate) enum Wake {
 /// After suspend-to-idle, on a CPU of the package, before any box resumes: what the
 /// package's global enable tells of its registers. Read (and set again) once for all its
 /// boxes, whose MSR events all need it: a box that found it cleared would leave the others
-/// to judge a reset counter as a wrap. Only if `msr_live` (else nothing needs it).
+/// to judge a reset counter as a wrap. With no MSR event live (`msr_live` false) nothing
+/// needs it now, and the next event's start writes it again, as after S3.
 pub(crate) fn after_s2idle(regs: &mut impl Regs, msr_live: bool) -> Wake {
-    if msr_live && regs.global_enable(true) == Ok(true) {
+    if !msr_live {
+        regs.global_lost();
+        Wake::Kept
+    } else if regs.global_enable(true) == Ok(true) {
         Wake::Cleared
     } else {
         Wake::Kept
@@ -36,6 +40,12 @@ pub(crate) fn after_s2idle(regs: &mut impl Regs, msr_live: bool) -> Wake {
 }
 
 impl<H: Handle> PmuBox<H> {
+    /// Between [`PmuBox::suspend`] and [`PmuBox::resume`]: the timer leaves the package's
+    /// shared registers alone too (the wake judges the sleep by them).
+    pub(crate) fn asleep(&self) -> bool {
+        self.asleep
+    }
+
     /// Before a sleep, on a CPU of the package: drops the records of departed events (their
     /// moves are over: only an event closed on its way leaves one), ends every live slot's
     /// counting period and folds its counts. Until [`PmuBox::resume`], reads return the
@@ -149,6 +159,9 @@ impl<R: Regs> Regs for Unreachable<'_, R> {
     }
     fn global_enable(&mut self, _: bool) -> Result<bool, super::Fault> {
         Ok(false)
+    }
+    fn global_lost(&mut self) {
+        self.0.global_lost();
     }
     fn fixed_get(&mut self) -> Result<(), super::Fault> {
         Err(super::Fault(crate::uncore::regs::MSR_UNC_PERF_FIXED_CTRL))

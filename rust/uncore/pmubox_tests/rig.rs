@@ -150,6 +150,9 @@ impl Regs for Pkg {
         self.global_on = true;
         Ok(was && cleared && check)
     }
+    fn global_lost(&mut self) {
+        self.global_on = false;
+    }
     fn fixed_get(&mut self) -> Result<(), Fault> {
         if self.fixed_faulted {
             return Err(Fault(MSR_UNC_PERF_FIXED_CTRL));
@@ -293,7 +296,7 @@ impl Rig {
         self.p.now += ns;
         self.p.sim.reset(self.p.now);
         // The engine forgets the global enable it wrote.
-        self.p.global_on = false;
+        self.p.global_lost();
     }
 
     /// The hook after S3, on the package's CPU.
