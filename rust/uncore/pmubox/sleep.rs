@@ -108,8 +108,9 @@ impl<H: Handle> PmuBox<H> {
             let want = Self::expected_control(s.target);
             // A slot perf added while asleep counts already: its period ends here too.
             cx.tallies.pause(i);
-            if ctl.is_some() {
-                let _ = cx.regs.global_enable(wake != Wake::Lost);
+            // After suspend-to-idle the package set it again already (`after_s2idle`).
+            if ctl.is_some() && wake == Wake::Lost {
+                let _ = cx.regs.global_enable(false);
             }
             let changed = match (wake, ctl) {
                 (Wake::Lost, _) => true,
@@ -117,6 +118,8 @@ impl<H: Handle> PmuBox<H> {
                 (Wake::Cleared, Some(_)) => true,
                 (Wake::Kept, Some(ctl)) => cx.regs.rdmsr(ctl).is_some_and(|v| v != want),
             };
+            // No later than the fold's counter read: a stamp for its value.
+            let folded_at = cx.regs.now_ns();
             if wake != Wake::Lost {
                 let f = self.fold(cx, i, src, changed);
                 if changed || f.is_some_and(|f| f.reset) {
@@ -126,12 +129,12 @@ impl<H: Handle> PmuBox<H> {
             if let Some(ctl) = ctl.filter(|_| changed) {
                 let _ = cx.regs.wrmsr(ctl, want);
             }
-            let at = cx.regs.now_ns();
-            let base = if changed {
-                src.read(cx.regs)
+            let (base, at) = if changed {
+                let at = cx.regs.now_ns();
+                (src.read(cx.regs), at)
             } else {
                 // Nothing lost between the fold and here: the fold's value is the baseline.
-                None
+                (None, folded_at)
             };
             let base = base.unwrap_or_else(|| cx.tallies.last_raw(i));
             cx.tallies.start(i, src, base, at);
