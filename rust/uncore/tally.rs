@@ -279,7 +279,9 @@ impl Tallies {
     /// one: none judges a value the counter shows in between (a reset, a rewrite) against
     /// this period's baseline. The box folds it, then starts the next period.
     pub(crate) fn pause(&self, i: usize) {
-        self.slots[i].state.fetch_and(!State::LIVE, Ordering::AcqRel);
+        self.slots[i]
+            .state
+            .fetch_and(!State::LIVE, Ordering::AcqRel);
     }
 
     /// The raw value slot `i`'s last fold found.

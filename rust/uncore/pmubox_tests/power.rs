@@ -5,10 +5,10 @@
 //! interrupt (issue 30, items 1, 3 and 5).
 
 use super::super::event::Target;
-use super::super::regs::MSR_UNC_PERF_FIXED_CTRL;
-use super::super::units::{UnitKind, ARB, CBOX, CLOCK};
 use super::super::pmubox::PmuBox;
+use super::super::regs::MSR_UNC_PERF_FIXED_CTRL;
 use super::super::tally::Tallies;
+use super::super::units::{UnitKind, ARB, CBOX, CLOCK};
 use super::rig::{generic, nmi_read, Rig};
 use std::rc::Rc;
 
