@@ -21,6 +21,25 @@ fn accesses(setup: &dyn Fn() -> Rig, f: &dyn Fn(&mut Rig)) -> u32 {
     (rd + wr) as u32
 }
 
+/// Runs `then` on a fresh rig from `setup` for every point an NMI read of event 1 can land in
+/// `path`: right before it (`k` = 0; `then` runs `path`), and after each of its register
+/// accesses (`k`).
+fn with_an_nmi_anywhere(
+    setup: &dyn Fn() -> Rig,
+    path: &dyn Fn(&mut Rig),
+    then: &dyn Fn(&mut Rig, u32),
+) {
+    for k in 0..=accesses(setup, path) {
+        let mut r = setup();
+        if k == 0 {
+            nmi_read(&r.t.clone(), &mut r.p, 1);
+        } else {
+            r.nmi_after(k, 1);
+        }
+        then(&mut r, k);
+    }
+}
+
 /// The watchdog finds a CBo event's `PERFEVTSEL` rewritten by another tool and repairs it,
 /// while a reader on another CPU (or an NMI) counts 700 more events and commits right after
 /// any one of the repair's register accesses. 2,200 events happen in all; the 700 may be
@@ -74,23 +93,19 @@ fn an_nmi_read_across_s3_counts_no_wrap() {
         r.s3(7_200_000_000_000);
         r
     };
-    let n = accesses(&setup, &|r| {
-        r.wake_s3();
-    });
-    for k in 0..=n {
-        let mut r = setup();
-        if k == 0 {
-            // Before the hook: the first thing after the wake.
+    with_an_nmi_anywhere(
+        &setup,
+        &|r| {
+            r.wake_s3();
+        },
+        &|r, k| {
+            assert_eq!(r.wake_s3(), None);
+            r.p.inject(UnitKind::Cbox, 0, 0x34, 0x8f, 55);
             nmi_read(&r.t.clone(), &mut r.p, 1);
-        } else {
-            r.nmi_after(k, 1);
-        }
-        assert_eq!(r.wake_s3(), None);
-        r.p.inject(UnitKind::Cbox, 0, 0x34, 0x8f, 55);
-        nmi_read(&r.t.clone(), &mut r.p, 1);
-        r.read(1);
-        assert_eq!(r.total(1), 12_400, "NMI after access {k} of the resume");
-    }
+            r.read(1);
+            assert_eq!(r.total(1), 12_400, "NMI after access {k} of the resume");
+        },
+    );
 }
 
 /// Suspend-to-idle that resets the uncore (a power-gated package), for longer than the
@@ -115,22 +130,19 @@ fn a_reset_in_a_long_s2idle_is_no_wrap() {
             r.p.sim.reset(r.p.now);
             r
         };
-        let n = accesses(&setup, &|r| {
-            r.wake_s2idle();
-        });
-        for k in 0..=n {
-            let mut r = setup();
-            if k == 0 {
-                nmi_read(&r.t.clone(), &mut r.p, 1);
-            } else {
-                r.nmi_after(k, 1);
-            }
-            assert!(r.wake_s2idle().is_some(), "the reset is said");
-            r.check();
-            r.p.inject(kind, 0, ev, um, 77);
-            r.read(1);
-            assert_eq!(r.total(1), 4_077, "{kind:?}, NMI after access {k}");
-        }
+        with_an_nmi_anywhere(
+            &setup,
+            &|r| {
+                r.wake_s2idle();
+            },
+            &|r, k| {
+                assert!(r.wake_s2idle().is_some(), "the reset is said");
+                r.check();
+                r.p.inject(kind, 0, ev, um, 77);
+                r.read(1);
+                assert_eq!(r.total(1), 4_077, "{kind:?}, NMI after access {k}");
+            },
+        );
     }
 }
 

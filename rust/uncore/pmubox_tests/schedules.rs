@@ -125,6 +125,24 @@ struct Asleep {
     reset: bool,
 }
 
+/// The system wakes from `asleep`, if it sleeps: what its counters counted in a sleep that
+/// kept them is expected too.
+fn wake(r: &mut Rig, asleep: Option<Asleep>, expect: &mut [u64; 6]) {
+    match asleep {
+        Some(a) if a.s3 => {
+            r.s3(0);
+            assert_eq!(r.wake_s3(), None);
+        }
+        Some(a) => {
+            r.wake_s2idle();
+            for (x, k) in expect.iter_mut().zip(a.kept) {
+                *x += k;
+            }
+        }
+        None => {}
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases()))]
     /// Any schedule perf can issue: counts are exact (every injection an event's programmed
@@ -230,19 +248,7 @@ proptest! {
                         }
                     }
                 }
-                Op::Wake => {
-                    if let Some(a) = asleep.take() {
-                        if a.s3 {
-                            r.s3(0);
-                            prop_assert_eq!(r.wake_s3(), None);
-                        } else {
-                            r.wake_s2idle();
-                            for e in 0..6 {
-                                expect[e] += a.kept[e];
-                            }
-                        }
-                    }
-                }
+                Op::Wake => wake(&mut r, asleep.take(), &mut expect),
                 Op::Inject(e, n) => {
                     let (t, ev, um) = evs[e];
                     let (ku, kev) = match t {
@@ -289,17 +295,7 @@ proptest! {
         }
         // An NMI armed for an access that never came does not fire.
         r.p.hook = None;
-        if let Some(a) = asleep.take() {
-            if a.s3 {
-                r.s3(0);
-                prop_assert_eq!(r.wake_s3(), None);
-            } else {
-                r.wake_s2idle();
-                for e in 0..6 {
-                    expect[e] += a.kept[e];
-                }
-            }
-        }
+        wake(&mut r, asleep.take(), &mut expect);
         for rd in readers {
             r.finish_read(rd);
         }
