@@ -13,7 +13,10 @@
 //! while a reader on another CPU is between its load of the baseline and its counter read. So
 //! the baseline shares its word with a generation that every start of the slot's counter
 //! changes, and a live bit that its stop clears: a read commits only into the very counting
-//! period it loaded, so the counter value it read was counted for its event. A read that
+//! period it loaded, so the counter value it read was counted for its event. A period also
+//! ends, the event keeping its slot, before the registers may go or change under the box (a
+//! sleep, the watchdog's repair: [`Tallies::pause`]); the next opens with a new generation, so
+//! no read judges a value from one period against the baseline of another. A read that
 //! loses that race commits nothing and leaves the counts to the next fold of their owner (a
 //! stale read, as Linux's are; never a count moved between events). A baseline per event, as
 //! Linux's `hw.prev_count`, would not be enough: after the `del` the reader's retry would
@@ -26,7 +29,8 @@
 //!   made under the box's lock; it changes only while the slot's state is not live.
 //! - The state is live only while the slot's counter is programmed and counting for its
 //!   owner, on `src`; `src` and `stamp` are written before the state that makes them live is
-//!   published (release), and the state's live bit is cleared before the final fold.
+//!   published (release), and the state's live bit is cleared before the period's final
+//!   fold. Only the box (its lock held) writes a state that is not live.
 //! - The generation changes at every start, and only under the box's lock; the lock-free
 //!   paths only move the raw baseline, by compare-and-exchange of the whole word from a value
 //!   loaded before the counter was read, so a value committed was read after the value it

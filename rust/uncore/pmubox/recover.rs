@@ -46,8 +46,9 @@ impl<H: Handle> PmuBox<H> {
 
     /// The watchdog: compares every live event's control register with what the driver
     /// wrote. Events whose register someone else changed keep what their counter plausibly
-    /// counted up to now, are programmed again and re-based; the others keep counting
-    /// untouched. Returns the first register found changed, or reset by a read's judgement.
+    /// counted up to now, are programmed again and count on in a new counting period (from
+    /// what their counter shows then); the others keep counting untouched. Returns the first
+    /// register found changed, or reset by a read's judgement.
     pub(crate) fn check<R: Regs, O: FnMut(H, u64)>(
         &mut self,
         cx: &mut Cx<'_, R, O>,
