@@ -161,23 +161,31 @@ impl Engine {
 /// S3 and hibernation: syscore runs on the boot CPU, interrupts off, every other CPU offline.
 /// The boot CPU's package is folded and programmed again here. Every other package lost its
 /// last online CPU before: perf then took its events off (`del` folded their counts, exactly)
-/// and left them off, so its boxes hold nothing live; what it keeps is our record of its
-/// global enable, which the reset makes false, so it is forgotten here and the next `add`
+/// and left them off, so its boxes hold nothing live but the records of events that were
+/// moving between its CPUs and were closed on their way: dropped here, without a register
+/// access (the sleep resets the counters they kept counting). What it keeps is our record of
+/// its global enable, which the reset makes false, so it is forgotten here and the next `add`
 /// writes the register again. Documentation/design.rst, "Suspend", has the evidence.
+///
+/// Suspend-to-idle: every CPU is online, and each package is folded before the sleep and
+/// checked after it on a CPU of its own.
 impl pm::PmOps for Engine {
     fn suspend(&self) {
         let here = platform::current_package();
         for p in self.packages.iter() {
             if p.id() == here {
                 p.suspend();
-            } else if p.live() > 0 {
+                continue;
+            }
+            let left = p.suspend_unreachable();
+            if left > 0 {
                 // No CPU of that package is online to read its counters: perf never leaves
                 // one live there (see above). Said, not silently lost.
                 pr_warn!(
                     "package {}: {} events live with no CPU online at suspend: their counts \
                      since the last poll are lost\n",
                     p.id(),
-                    p.live()
+                    left
                 );
             }
         }
@@ -191,6 +199,20 @@ impl pm::PmOps for Engine {
             } else {
                 p.forget_registers();
             }
+        }
+    }
+
+    fn idle_suspend(&self) {
+        // A package whose CPUs were all taken offline has nothing live but departed records:
+        // its registers are left as they are, and its timer drops them when a CPU is back.
+        for p in self.packages.iter() {
+            platform::on_package_cpu(p.id(), || p.suspend());
+        }
+    }
+
+    fn idle_resume(&self) {
+        for p in self.packages.iter() {
+            platform::on_package_cpu(p.id(), || p.wake_s2idle());
         }
     }
 }
@@ -253,11 +275,11 @@ impl Names {
     }
 }
 
-/// A loaded driver: the engine, its PMUs and its sleep hook. Dropping it unregisters the
+/// A loaded driver: the engine, its PMUs and its sleep hooks. Dropping it unregisters the
 /// PMUs and clears the global enables.
 pub(crate) struct Driver {
     engine: Arc<Engine>,
-    _pm: pm::Syscore<Engine>,
+    _pm: pm::Sleep<Engine>,
     /// Dropped last: `intel_uncore` may load once our PMUs are gone.
     _claim: crate::clash::Claim,
 }
@@ -273,7 +295,7 @@ impl Driver {
         let Names { slots, claim } = names;
         let engine = Engine::new(hw, &slots, probe)?;
         let this = Self {
-            _pm: pm::Syscore::register(engine.clone())?,
+            _pm: pm::Sleep::register(engine.clone())?,
             engine,
             _claim: claim,
         };

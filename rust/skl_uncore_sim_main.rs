@@ -15,7 +15,7 @@ mod sim_hw;
 mod uncore;
 
 use engine::{Driver, Names};
-use kabi::pm::Syscore;
+use kabi::pm::Sleep;
 use sim_hw::{LoadStep, LoadSteps, SimDebugfs, SimHw};
 use uncore::sim::{count::Rates, model::MissingAs};
 use uncore::units::{CBOX, MAX_CBOX};
@@ -100,7 +100,7 @@ const MAX_CORES: i32 = 64;
 struct SklUncoreSim {
     // Dropped first: the PMUs go before the model's sleep hook and the debugfs files.
     _driver: Driver,
-    _pm: Syscore<SimHw>,
+    _pm: Sleep<SimHw>,
     _debugfs: SimDebugfs,
     _offline_delay: Option<kabi::platform::OfflineDelay>,
     /// Last: a late IPI of the test hooks finishes before the module's text goes.
@@ -192,7 +192,7 @@ impl kernel::Module for SklUncoreSim {
         steps.lap(LoadStep::Probe);
         let debugfs = SimDebugfs::new(&hw)?;
         // Before the driver's: on resume the model resets first, as the silicon does in S3.
-        let pm = Syscore::register(hw.clone())?;
+        let pm = Sleep::syscore(hw.clone())?;
         steps.lap(LoadStep::Files);
         let driver = Driver::new(names, hw, &counters, module)?;
         let offline_delay = kabi::platform::OfflineDelay::new(offline_delay_ms)?;

@@ -31,7 +31,10 @@ use crate::kabi::{
 use crate::uncore::{
     cbo_counters::PackageLine,
     event::Target,
-    pmubox::{Cx, Fault, Note, PmuBox, Regs},
+    pmubox::{
+        sleep::{after_s2idle, Wake},
+        Cx, Fault, Note, PmuBox, Regs,
+    },
     probe::PackageProbe,
     regs::MSR_UNC_PERF_GLOBAL_CTRL,
     tally::{Handle, Tallies},
@@ -192,7 +195,7 @@ impl PkgState {
     /// After a sleep that reset the package while none of its CPUs was online: nothing of it
     /// is live, and the global enable it had is gone.
     pub(super) fn forget_registers(&self) {
-        self.global_en.store(0, ordering::Relaxed);
+        PkgRegs(self).global_lost();
     }
 
     /// Clears our record of the global enable; whether it was set.
@@ -213,10 +216,17 @@ pub(super) trait PackageExt {
     /// A read(2), from any context and any CPU of the package, without the box's lock: one
     /// counter access.
     fn read(&self, slot: usize, ev: &ReadEvent);
-    /// Before sleep (boot CPU, interrupts off): fold every box's counts.
+    /// Before sleep, on a CPU of the package: every box's counting periods end, folded.
     fn suspend(&self);
-    /// After sleep: the registers are at power-on values; program every live event again.
+    /// Before S3, for a package no CPU of which is online: drops its departed records
+    /// without a register access. The live events left (none, unless perf left one).
+    fn suspend_unreachable(&self) -> u32;
+    /// After S3 (boot CPU, interrupts off): the registers are at power-on values; program
+    /// every live event again.
     fn resume(&self);
+    /// After suspend-to-idle, on a CPU of the package: the registers may be kept or reset;
+    /// every live event is checked, and counts on.
+    fn wake_s2idle(&self);
     /// At unload, on a CPU of the package: stops what departed events left counting.
     fn drop_departed(&self);
 }
@@ -283,14 +293,25 @@ impl PackageExt for Arc<Package> {
         }
     }
 
+    fn suspend_unreachable(&self) -> u32 {
+        (0..self.boxes.len())
+            .map(|slot| self.with_box(slot, |b, cx| (b.suspend_unreachable(cx), None)))
+            .sum()
+    }
+
     fn resume(&self) {
         // Each box programs its live events again, the fixed counter's enable included.
-        self.global_en.store(0, ordering::Relaxed);
+        PkgRegs(self).global_lost();
         for slot in 0..self.boxes.len() {
-            self.with_box(slot, |b, cx| {
-                b.resume(cx);
-                ((), None)
-            });
+            self.with_box(slot, |b, cx| ((), b.resume(cx, Wake::Lost)));
+        }
+    }
+
+    fn wake_s2idle(&self) {
+        let msr_live = self.boxes.iter().any(|b| b.inner.lock().live().msr > 0);
+        let wake = after_s2idle(&mut PkgRegs(self), msr_live);
+        for slot in 0..self.boxes.len() {
+            self.with_box(slot, |b, cx| ((), b.resume(cx, wake)));
         }
     }
 }
@@ -372,7 +393,9 @@ impl PackageWork for PkgState {
                 found.departed_due = Some(found.departed_due.map_or(due, |d| d.min(due)));
             }
             let live = inner.live();
-            if live.msr > 0 {
+            // Asleep (suspend-to-idle, before the wake's hook): the wake judges the sleep by
+            // the registers as they are, the global enable included.
+            if live.msr > 0 && !inner.asleep() {
                 any_msr = true;
                 note = note.or(inner.check(&mut cx));
             }

@@ -71,6 +71,14 @@ void *skl_glue_syscore_register(int (*suspend)(void *data), void (*resume)(void 
 				void *data);
 void skl_glue_syscore_unregister(void *handle);
 
+/* Suspend-to-idle callbacks, from a device's noirq PM callbacks (a platform device and driver
+ * named after the module): suspend runs in suspend_noirq when the target is s2idle, resume in
+ * resume_noirq after a suspend that ran. Process context, every CPU online. One per module.
+ * Returns a handle for unregister, or NULL on failure. */
+void *skl_glue_idle_register(void (*suspend)(void *data), void (*resume)(void *data),
+			     void *data);
+void skl_glue_idle_unregister(void *handle);
+
 /* WRMSR on @cpu, from process context (may sleep). */
 int skl_glue_wrmsr_on_cpu(unsigned int cpu, u32 msr, u64 val);
 

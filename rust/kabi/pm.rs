@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! System-core suspend and resume (7.3 has no Rust abstraction): the uncore loses its
-//! registers in S3, so the driver folds its counts before and programs them again after.
+//! System sleep hooks (7.3 has no Rust abstraction for either).
 //!
-//! Syscore callbacks run last before sleep and first after wake, on the boot CPU with
-//! interrupts off and every other CPU offline.
+//! S3 and hibernation: syscore callbacks run last before sleep and first after wake, on the
+//! boot CPU with interrupts off and every other CPU offline; the uncore loses its registers.
+//! Suspend-to-idle runs no syscore callback, but a device's `noirq` PM callbacks: so the glue
+//! registers a platform device and driver named after the module, whose `suspend_noirq`
+//! acts only when the target is s2idle (S3 has the syscore hook, after the other CPUs went
+//! offline), and whose `resume_noirq` only after that suspend ran. Process context, every
+//! CPU online. The two never both run for one sleep.
 
 use core::ffi::c_void;
 
@@ -14,58 +18,97 @@ use super::perf_sys as sys;
 
 /// What to do around a system sleep.
 pub(crate) trait PmOps: Send + Sync {
-    /// The registers are about to be lost.
+    /// S3: the registers are about to be lost.
     fn suspend(&self);
-    /// The registers are back at their power-on values.
+    /// After S3: the registers are back at their power-on values.
     fn resume(&self);
+    /// Suspend-to-idle begins: the registers may be kept, or reset by the package's power.
+    fn idle_suspend(&self) {}
+    /// Suspend-to-idle ended.
+    fn idle_resume(&self) {}
 }
 
-/// A registered syscore hook calling `T`.
+/// The registered sleep hooks calling `T`.
 ///
 /// # Invariants
 ///
-/// `handle` is a live registration whose `data` is `Arc::as_ptr(&ops)`.
-pub(crate) struct Syscore<T: PmOps> {
-    handle: *mut c_void,
+/// `syscore` is a live registration whose `data` is `Arc::as_ptr(&ops)`; so is `idle`, unless
+/// null.
+pub(crate) struct Sleep<T: PmOps> {
+    syscore: *mut c_void,
+    idle: *mut c_void,
     ops: Arc<T>,
 }
 
-// SAFETY: The registration is only touched at creation and drop; `T` is `Send + Sync`.
-unsafe impl<T: PmOps> Send for Syscore<T> {}
+// SAFETY: The registrations are only touched at creation and drop; `T` is `Send + Sync`.
+unsafe impl<T: PmOps> Send for Sleep<T> {}
 // SAFETY: As above.
-unsafe impl<T: PmOps> Sync for Syscore<T> {}
+unsafe impl<T: PmOps> Sync for Sleep<T> {}
 
-impl<T: PmOps> Syscore<T> {
-    /// Registers `ops` for suspend and resume.
+impl<T: PmOps> Sleep<T> {
+    /// Registers `ops` for S3 and for suspend-to-idle (once per module).
     pub(crate) fn register(ops: Arc<T>) -> Result<Self> {
-        let data = Arc::as_ptr(&ops).cast_mut().cast::<c_void>();
-        // SAFETY: The callbacks have the syscore prototypes; `data` stays valid while `ops`
-        // is held, which is until the registration is dropped.
-        let handle = unsafe {
-            sys::skl_glue_syscore_register(Some(suspend_cb::<T>), Some(resume_cb::<T>), data)
+        let mut this = Self::syscore(ops)?;
+        let data = Arc::as_ptr(&this.ops).cast_mut().cast::<c_void>();
+        // SAFETY: The callbacks have the glue's prototypes; `data` stays valid while `ops` is
+        // held, which is until the registration is dropped.
+        this.idle = unsafe {
+            sys::skl_glue_idle_register(Some(idle_suspend_cb::<T>), Some(idle_resume_cb::<T>), data)
         };
-        if handle.is_null() {
+        if this.idle.is_null() {
             return Err(ENOMEM);
         }
         // INVARIANT: registered with `data` pointing to `ops`.
-        Ok(Self { handle, ops })
+        Ok(this)
+    }
+
+    /// Registers `ops` for S3 alone.
+    pub(crate) fn syscore(ops: Arc<T>) -> Result<Self> {
+        let data = Arc::as_ptr(&ops).cast_mut().cast::<c_void>();
+        // SAFETY: As above, for the syscore prototypes.
+        let syscore = unsafe {
+            sys::skl_glue_syscore_register(Some(suspend_cb::<T>), Some(resume_cb::<T>), data)
+        };
+        if syscore.is_null() {
+            return Err(ENOMEM);
+        }
+        // INVARIANT: registered with `data` pointing to `ops`; no `idle`.
+        Ok(Self {
+            syscore,
+            idle: core::ptr::null_mut(),
+            ops,
+        })
     }
 }
 
-impl<T: PmOps> Drop for Syscore<T> {
+impl<T: PmOps> Drop for Sleep<T> {
     fn drop(&mut self) {
-        // SAFETY: Registered (invariant); no callback runs after this returns.
-        unsafe { sys::skl_glue_syscore_unregister(self.handle) };
+        if !self.idle.is_null() {
+            // SAFETY: Registered (invariant); no callback runs after this returns.
+            unsafe { sys::skl_glue_idle_unregister(self.idle) };
+        }
+        // SAFETY: As above.
+        unsafe { sys::skl_glue_syscore_unregister(self.syscore) };
         let _ = &self.ops;
     }
 }
 
+/// The `T` a callback's `data` names.
+///
 /// # Safety
 ///
-/// `data` is the `data` of a live `Syscore<T>`.
-unsafe extern "C" fn suspend_cb<T: PmOps>(data: *mut c_void) -> c_int {
+/// `data` is the `data` of a live `Sleep<T>`.
+unsafe fn ops<'a, T: PmOps>(data: *mut c_void) -> &'a T {
     // SAFETY: Guaranteed by the caller: `data` points to the `T` the registration holds.
-    unsafe { &*data.cast::<T>() }.suspend();
+    unsafe { &*data.cast::<T>() }
+}
+
+/// # Safety
+///
+/// `data` is the `data` of a live `Sleep<T>`.
+unsafe extern "C" fn suspend_cb<T: PmOps>(data: *mut c_void) -> c_int {
+    // SAFETY: As required of `suspend_cb`.
+    unsafe { ops::<T>(data) }.suspend();
     0
 }
 
@@ -73,6 +116,22 @@ unsafe extern "C" fn suspend_cb<T: PmOps>(data: *mut c_void) -> c_int {
 ///
 /// As for [`suspend_cb`].
 unsafe extern "C" fn resume_cb<T: PmOps>(data: *mut c_void) {
-    // SAFETY: As for `suspend_cb`.
-    unsafe { &*data.cast::<T>() }.resume();
+    // SAFETY: As required of `resume_cb`.
+    unsafe { ops::<T>(data) }.resume();
+}
+
+/// # Safety
+///
+/// As for [`suspend_cb`].
+unsafe extern "C" fn idle_suspend_cb<T: PmOps>(data: *mut c_void) {
+    // SAFETY: As required of `idle_suspend_cb`.
+    unsafe { ops::<T>(data) }.idle_suspend();
+}
+
+/// # Safety
+///
+/// As for [`suspend_cb`].
+unsafe extern "C" fn idle_resume_cb<T: PmOps>(data: *mut c_void) {
+    // SAFETY: As required of `idle_resume_cb`.
+    unsafe { ops::<T>(data) }.idle_resume();
 }

@@ -42,6 +42,7 @@ mod changed;
 pub(crate) mod depart;
 mod park;
 mod recover;
+pub(crate) mod sleep;
 use broken::FIXED_BIT;
 
 pub(crate) use api::{AddError, Cx, Fault, Note, Regs};
@@ -111,6 +112,8 @@ pub(crate) struct PmuBox<H: Handle> {
     live: Live,
     /// When the counters were last polled (ns).
     polled_at: u64,
+    /// Between `suspend` and `resume`: no counting period is open, the timer does nothing.
+    asleep: bool,
 }
 
 impl<H: Handle> PmuBox<H> {
@@ -132,6 +135,7 @@ impl<H: Handle> PmuBox<H> {
             dirty: false,
             live: Live { msr: 0, imc: 0 },
             polled_at: 0,
+            asleep: false,
         }
     }
 

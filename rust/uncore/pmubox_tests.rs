@@ -4,12 +4,10 @@
 //! register accesses each operation makes, constraints, faults, and recovery from resets and
 //! foreign writes.
 
-use proptest::prelude::*;
-
 use super::event::Target;
-use super::pmubox::{depart::MOVE_NS, AddError, Note, Regs, MAX_BOX_EVENTS};
+use super::pmubox::{AddError, Note, Regs};
 use super::regs::MSR_UNC_PERF_GLOBAL_CTRL;
-use super::units::{Unit, UnitKind, ARB, CBOX, CLOCK, IMC};
+use super::units::{UnitKind, ARB, CBOX, CLOCK, IMC};
 
 #[macro_use]
 mod rig;
@@ -18,12 +16,14 @@ mod faults;
 mod groups;
 mod moves;
 mod overcommit;
+mod power;
 mod readers;
 mod recycled;
+mod schedules;
 mod sleep;
 mod timers;
 
-use rig::{generic, Reader, Rig};
+use rig::{generic, Rig};
 
 #[test]
 fn add_start_read_del_accesses_and_count() {
@@ -262,213 +262,12 @@ fn suspend_resume_keeps_counting() {
         (&mut imc, UnitKind::Imc, 1, 600),
     ] {
         rig.p.inject(unit, 0, ev, 0, n);
-        op!(rig, |b, cx| b.suspend(cx));
-        rig.p.sim.reset(rig.p.now);
-        rig.p.global_on = false;
-        op!(rig, |b, cx| b.resume(cx));
+        assert_eq!(rig.sleep(), None);
+        rig.s3(1_000_000_000);
+        assert_eq!(rig.wake_s3(), None);
         rig.p.inject(unit, 0, ev, 0, 5);
     }
     clk.read(1);
     imc.read(2);
     assert_eq!((clk.counts[1], imc.counts[2]), (505, 605));
-}
-
-/// One step of a random perf schedule on one box.
-#[derive(Clone, Debug)]
-enum Op {
-    Add(usize, bool),
-    Del(usize),
-    /// Perf moves event `e` to another CPU: `del` on the CPU going offline.
-    Move(usize),
-    Start(usize),
-    Stop(usize),
-    Read(usize),
-    Disable,
-    Enable,
-    Inject(usize, u64),
-    /// A reader on another CPU loads event `e`'s state ...
-    Begin(usize),
-    /// ... reader `k` (of those under way) reads the counter ...
-    Fetch(usize),
-    /// ... and commits what it read, or retries.
-    Commit(usize),
-}
-
-fn op() -> impl Strategy<Value = Op> {
-    prop_oneof![
-        (0..6usize, any::<bool>()).prop_map(|(e, s)| Op::Add(e, s)),
-        (0..6usize).prop_map(Op::Del),
-        (0..6usize).prop_map(Op::Move),
-        (0..6usize).prop_map(Op::Start),
-        (0..6usize).prop_map(Op::Stop),
-        (0..6usize).prop_map(Op::Read),
-        Just(Op::Disable),
-        Just(Op::Enable),
-        (0..6usize, 1u64..1_000_000).prop_map(|(e, n)| Op::Inject(e, n)),
-        (0..6usize).prop_map(Op::Begin),
-        (0..4usize).prop_map(Op::Fetch),
-        (0..4usize).prop_map(Op::Commit),
-    ]
-}
-
-/// Six events per unit: their configs (event, umask) as perf would pass them.
-fn events_of(unit: &Unit) -> [(Target, u8, u8); 6] {
-    let g = |ev: u8, um: u8| (generic(u64::from(um) << 8 | u64::from(ev)), ev, um);
-    match unit.kind {
-        UnitKind::Arb => [
-            g(0x80, 1),
-            g(0x81, 1),
-            g(0x80, 1),
-            g(0x81, 2),
-            g(0x84, 1),
-            (Target::Fixed, 0xff, 0),
-        ],
-        UnitKind::Clock => [(Target::Fixed, 0xff, 0); 6],
-        UnitKind::Imc => [0, 1, 2, 3, 4, 0].map(|i| (Target::FreeRunning(i), i + 1, 0)),
-        UnitKind::Cbox => [
-            g(0x34, 0x8f),
-            g(0x34, 0x11),
-            g(0x22, 0x41),
-            (Target::Fixed, 0xff, 0),
-            g(0x22, 0x48),
-            g(0x34, 0x8f),
-        ],
-    }
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(3000))]
-    /// Any schedule perf can issue: counts are exact (every injection an event's programmed
-    /// counter saw while perf held the event reaches that event, once; none reaches it after
-    /// its `del`: the rig asserts it), no constraint is violated, and the hardware matches the
-    /// box after every step. CBos with Table 2-1's two counters and with the i7-6700K's four.
-    /// Lock-free readers on other CPUs run between any two steps of the box, each split into
-    /// its loads, its counter read and its commit: none moves a count between events, loses
-    /// one or counts one twice.
-    #[test]
-    fn random_schedules_count_exactly(
-        unit in prop::sample::select(vec![&CBOX, &ARB, &CLOCK, &IMC]),
-        nr in prop::sample::select(vec![2u32, 4]),
-        ops in prop::collection::vec(op(), 1..60),
-    ) {
-        let evs = events_of(unit);
-        let mut r = Rig::with_counters(unit, 0, nr);
-        let mut expect = [0u64; 6];
-        // What may also reach an event: what its counter counted while it was on its way to
-        // another CPU (counted if it lands on the same counter, else not).
-        let mut moving = [0u64; 6];
-        let mut departed = [false; 6];
-        // ... or while it was off its shared counter inside a disabled section.
-        let mut parked = [false; 6];
-        let mut running = [false; 6];
-        let mut disabled = 0;
-        let mut readers: Vec<Reader> = Vec::new();
-        for op in ops {
-            match op {
-                Op::Add(e, s) if !r.added[e] => {
-                    // Only this add may take up a move's count.
-                    let ok = r.add(e, evs[e].0, s).is_ok();
-                    departed[e] = false;
-                    parked[e] = false;
-                    running[e] = ok && s;
-                }
-                Op::Add(..) => {}
-                Op::Move(e) if r.added[e] && disabled == 0 => {
-                    departed[e] = r.b.is_live(e);
-                    r.depart(e);
-                    running[e] = false;
-                }
-                Op::Move(_) => {}
-                Op::Del(e) if r.added[e] => {
-                    // A shared counter counts on for an event perf puts back in this section.
-                    let shared = !matches!(evs[e].0, Target::Generic(_));
-                    parked[e] = disabled > 0 && shared && r.b.is_live(e);
-                    r.del(e);
-                    running[e] = false;
-                }
-                Op::Del(_) => {}
-                Op::Start(e) if r.added[e] => {
-                    prop_assert_eq!(r.start(e), None);
-                    running[e] = true;
-                }
-                Op::Stop(e) if r.added[e] => {
-                    r.stop(e);
-                    running[e] = false;
-                }
-                Op::Read(e) if r.added[e] => r.read(e),
-                Op::Start(_) | Op::Stop(_) | Op::Read(_) => {}
-                Op::Begin(e) => readers.extend(r.reader(e)),
-                Op::Fetch(k) if k < readers.len() => {
-                    if !r.fetch(&mut readers[k]) {
-                        readers.swap_remove(k);
-                    }
-                }
-                Op::Commit(k) if k < readers.len() => {
-                    if r.commit(&mut readers[k]) {
-                        readers.swap_remove(k);
-                    }
-                }
-                Op::Fetch(_) | Op::Commit(_) => {}
-                Op::Disable => { r.b.disable(); disabled += 1; }
-                Op::Enable if disabled > 0 => {
-                    prop_assert_eq!(r.enable(), None);
-                    disabled -= 1;
-                    if disabled == 0 {
-                        parked = [false; 6];
-                    }
-                }
-                Op::Enable => {}
-                Op::Inject(e, n) => {
-                    let (t, ev, um) = evs[e];
-                    let k = unit.kind;
-                    let (ku, kev) = match t {
-                        Target::Fixed => (UnitKind::Clock, 0xff),
-                        _ => (k, ev),
-                    };
-                    for (j, &(tj, evj, umj)) in evs.iter().enumerate() {
-                        let same_counter = match (t, tj) {
-                            (Target::Fixed, Target::Fixed) => true,
-                            (Target::FreeRunning(a), Target::FreeRunning(b2)) => a == b2,
-                            (Target::Generic(_), Target::Generic(_)) => evj == ev && umj & um == um,
-                            _ => false,
-                        };
-                        if same_counter && r.b.is_live(j) {
-                            expect[j] += n;
-                        } else if same_counter && (departed[j] || parked[j]) {
-                            moving[j] += n;
-                        }
-                    }
-                    r.p.inject(ku, 0, kev, um, n);
-                }
-            }
-            prop_assert_eq!(r.p.stats().constraint_violations, 0);
-            prop_assert_eq!(r.p.stats().faults, 0);
-            prop_assert!(r.b.len() <= MAX_BOX_EVENTS);
-            // Outside a disabled section, every event perf added and started counts.
-            if disabled == 0 {
-                for e in 0..6 {
-                    prop_assert_eq!(r.b.is_live(e), running[e], "event {} live", e);
-                }
-            }
-        }
-        for rd in readers {
-            r.finish_read(rd);
-        }
-        while disabled > 0 { prop_assert_eq!(r.enable(), None); disabled -= 1; }
-        for e in 0..6 {
-            if r.added[e] { r.del(e); }
-        }
-        // Moves that never landed give their counters back at the next enable after 2 s.
-        r.p.now += MOVE_NS;
-        r.b.disable();
-        prop_assert_eq!(r.enable(), None);
-        prop_assert_eq!(r.b.live().msr + r.b.live().imc, 0);
-        prop_assert_eq!(r.p.fixed_users, 0);
-        for e in 0..6 {
-            prop_assert!(
-                (expect[e]..=expect[e] + moving[e]).contains(&r.counts[e]),
-                "event {}: {} not in {}..={}", e, r.counts[e], expect[e], expect[e] + moving[e]
-            );
-        }
-    }
 }

@@ -13,7 +13,10 @@
 //! while a reader on another CPU is between its load of the baseline and its counter read. So
 //! the baseline shares its word with a generation that every start of the slot's counter
 //! changes, and a live bit that its stop clears: a read commits only into the very counting
-//! period it loaded, so the counter value it read was counted for its event. A read that
+//! period it loaded, so the counter value it read was counted for its event. A period also
+//! ends, the event keeping its slot, before the registers may go or change under the box (a
+//! sleep, the watchdog's repair: [`Tallies::pause`]); the next opens with a new generation, so
+//! no read judges a value from one period against the baseline of another. A read that
 //! loses that race commits nothing and leaves the counts to the next fold of their owner (a
 //! stale read, as Linux's are; never a count moved between events). A baseline per event, as
 //! Linux's `hw.prev_count`, would not be enough: after the `del` the reader's retry would
@@ -26,7 +29,8 @@
 //!   made under the box's lock; it changes only while the slot's state is not live.
 //! - The state is live only while the slot's counter is programmed and counting for its
 //!   owner, on `src`; `src` and `stamp` are written before the state that makes them live is
-//!   published (release), and the state's live bit is cleared before the final fold.
+//!   published (release), and the state's live bit is cleared before the period's final
+//!   fold. Only the box (its lock held) writes a state that is not live.
 //! - The generation changes at every start, and only under the box's lock; the lock-free
 //!   paths only move the raw baseline, by compare-and-exchange of the whole word from a value
 //!   loaded before the counter was read, so a value committed was read after the value it
@@ -250,12 +254,18 @@ impl Tallies {
 
     /// Slot `i` counts on `src` from the raw value `base`, read no earlier than `now_ns`
     /// (box lock held).
+    ///
+    /// The state it replaces is not live (a new slot, or `stop`/`pause` ended its period):
+    /// no lock-free read commits into it, so the plain store loses nothing, and the new
+    /// generation fails every read that loaded an earlier period.
     pub(crate) fn start(&self, i: usize, src: Source, base: u64, now_ns: u64) {
         let t = &self.slots[i];
         let old = State(t.state.load(Ordering::Relaxed));
+        debug_assert!(!old.live(), "slot {i} started inside its counting period");
         t.src.store(src.pack(), Ordering::Relaxed);
         t.stamp.store(now_ns, Ordering::Relaxed);
         t.reset_seen.store(0, Ordering::Relaxed);
+        let base = base & width_mask(src.width());
         t.state.store(old.next(base).0, Ordering::Release);
     }
 
@@ -265,6 +275,22 @@ impl Tallies {
         let t = &self.slots[i];
         t.state.fetch_and(!State::LIVE, Ordering::AcqRel);
         Source::unpack(t.src.swap(0, Ordering::AcqRel))
+    }
+
+    /// Ends slot `i`'s counting period, its counter kept (box lock held): the registers may
+    /// be lost (a sleep) or are to be repaired (the watchdog). Reads that loaded the period
+    /// commit nothing from now on, and no read begins until [`Tallies::start`] opens the next
+    /// one: none judges a value the counter shows in between (a reset, a rewrite) against
+    /// this period's baseline. The box folds it, then starts the next period.
+    pub(crate) fn pause(&self, i: usize) {
+        self.slots[i]
+            .state
+            .fetch_and(!State::LIVE, Ordering::AcqRel);
+    }
+
+    /// The raw value slot `i`'s last fold found.
+    pub(crate) fn last_raw(&self, i: usize) -> u64 {
+        self.slots[i].state().raw()
     }
 
     /// The source slot `i` counts on.
@@ -315,18 +341,6 @@ impl Tallies {
             t.reset_seen.store(u64::from(src.addr()), Ordering::Relaxed);
         }
         true
-    }
-
-    /// Takes a new baseline for slot `i` (box lock held): what the counter shows now is not
-    /// counted.
-    pub(crate) fn rebase(&self, i: usize, src: Source, r: &mut impl Regs) {
-        let t = &self.slots[i];
-        let before = r.now_ns();
-        if let Some(now) = src.read(r) {
-            let now = now & width_mask(src.width());
-            t.state.store(t.state().with_raw(now).0, Ordering::Release);
-            t.stamp.store(before, Ordering::Release);
-        }
     }
 
     /// A reset a lock-free read found in slot `i` since the last call: the counter's address.

@@ -62,6 +62,10 @@ impl Regs for PkgRegs<'_> {
         Ok(p.global_en.xchg(1, ordering::Relaxed) != 0 && cleared && check)
     }
 
+    fn global_lost(&mut self) {
+        self.0.global_en.store(0, ordering::Relaxed);
+    }
+
     fn fixed_get(&mut self) -> Result<(), Fault> {
         let p = self.0;
         if p.faulted.load(ordering::Relaxed) & FIXED_WRITE != 0 {
@@ -86,6 +90,10 @@ impl Regs for PkgRegs<'_> {
                 let _ = self.wrmsr(MSR_UNC_PERF_FIXED_CTRL, fixed_on());
             }
         }
+    }
+
+    fn fixed_lost(&mut self) {
+        self.0.fixed_users.fetch_sub(1, ordering::Full);
     }
 }
 

@@ -20,11 +20,17 @@ pub(crate) trait Regs {
     /// not been enabled yet. Returns `true` if it had to be set again after someone cleared
     /// it; the fault if the write faulted, now or before (then it is not tried again).
     fn global_enable(&mut self, check: bool) -> Result<bool, Fault>;
+    /// The global enable may have been reset behind the driver's back (a sleep) while no
+    /// MSR event counted: the next `global_enable(false)` writes it again.
+    fn global_lost(&mut self);
     /// One more user of the package's fixed counter: the first enables it. On a fault (now,
     /// or before: then it is not tried again) the caller is not a user.
     fn fixed_get(&mut self) -> Result<(), Fault>;
     /// One user less: the last disables it.
     fn fixed_put(&mut self);
+    /// One user less, whose use a sleep ended (the package's registers are being reset and
+    /// cannot be reached): nothing is written.
+    fn fixed_lost(&mut self);
 }
 
 /// A register write that faulted: the register.

@@ -24,6 +24,9 @@ impl<H: Handle> PmuBox<H> {
         &mut self,
         cx: &mut Cx<'_, R, O>,
     ) -> Option<Note> {
+        if self.asleep {
+            return None;
+        }
         self.polled_at = cx.regs.now_ns();
         let mut note = None;
         for i in 0..MAX_BOX_EVENTS {
@@ -43,12 +46,16 @@ impl<H: Handle> PmuBox<H> {
 
     /// The watchdog: compares every live event's control register with what the driver
     /// wrote. Events whose register someone else changed keep what their counter plausibly
-    /// counted up to now, are programmed again and re-based; the others keep counting
-    /// untouched. Returns the first register found changed, or reset by a read's judgement.
+    /// counted up to now, are programmed again and count on in a new counting period (from
+    /// what their counter shows then); the others keep counting untouched. Returns the first
+    /// register found changed, or reset by a read's judgement.
     pub(crate) fn check<R: Regs, O: FnMut(H, u64)>(
         &mut self,
         cx: &mut Cx<'_, R, O>,
     ) -> Option<Note> {
+        if self.asleep {
+            return None;
+        }
         let mut note = None;
         // First find every changed slot: the fixed counter's control is shared by its events.
         let mut bad = 0u32;
@@ -91,14 +98,25 @@ impl<H: Handle> PmuBox<H> {
                 continue;
             };
             let (src, ctl) = self.source(&s);
+            // The period ends before the fold: a read racing with the repair commits into
+            // neither this period (its value may be of the rewritten control) nor the next.
+            cx.tallies.pause(i);
             // Fold what the counter plausibly counted for us before the change.
             self.fold(cx, i, src, true);
             if let Some(ctl) = ctl {
                 let _ = cx.regs.wrmsr(ctl, Self::expected_control(s.target));
             }
-            cx.tallies.rebase(i, src, cx.regs);
+            self.restart(cx, i, src);
         }
         note
+    }
+
+    /// Opens slot `i`'s next counting period on `src` from what the counter shows now (what
+    /// it showed at the last fold if it cannot be read: the next poll finds the fault).
+    pub(super) fn restart<R: Regs, O>(&self, cx: &mut Cx<'_, R, O>, i: usize, src: Source) {
+        let at = cx.regs.now_ns();
+        let base = src.read(cx.regs).unwrap_or_else(|| cx.tallies.last_raw(i));
+        cx.tallies.start(i, src, base, at);
     }
 
     /// Slot `i`'s counter `src` faulted when the poll read it: marks it broken; the note the
@@ -108,29 +126,5 @@ impl<H: Handle> PmuBox<H> {
         let (faulted, broken) = (self.faulted, self.broken);
         self.mark_broken(&s);
         (faulted != self.faulted || broken != self.broken).then_some(Note::Unreadable(src.addr()))
-    }
-
-    /// Before the package loses its registers (suspend): folds every live counter.
-    pub(crate) fn suspend<R: Regs, O: FnMut(H, u64)>(
-        &mut self,
-        cx: &mut Cx<'_, R, O>,
-    ) -> Option<Note> {
-        self.poll(cx)
-    }
-
-    /// After the package lost its registers (resume): programs every live event again and
-    /// takes new baselines; the counts folded at `suspend` continue from there.
-    pub(crate) fn resume<R: Regs, O>(&mut self, cx: &mut Cx<'_, R, O>) {
-        for i in 0..MAX_BOX_EVENTS {
-            let Some(s) = self.get(i).filter(|s| s.live) else {
-                continue;
-            };
-            let (src, ctl) = self.source(&s);
-            if let Some(ctl) = ctl {
-                let _ = cx.regs.global_enable(true);
-                let _ = cx.regs.wrmsr(ctl, Self::expected_control(s.target));
-            }
-            cx.tallies.rebase(i, src, cx.regs);
-        }
     }
 }

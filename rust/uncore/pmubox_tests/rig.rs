@@ -4,6 +4,7 @@
 //! keeps them.
 
 use super::super::event::Target;
+use super::super::pmubox::sleep::{after_s2idle, Wake};
 use super::super::pmubox::{AddError, Fault, Note, PmuBox, Regs};
 use super::super::regs::{
     FixedCtrl, GlobalCtrl, PerfEvtSel, MSR_UNC_PERF_FIXED_CTRL, MSR_UNC_PERF_GLOBAL_CTRL,
@@ -11,6 +12,15 @@ use super::super::regs::{
 use super::super::sim::{count::Rates, model::Stats, SimUncore};
 use super::super::tally::{Pending, Tallies};
 use super::super::units::{Unit, UnitKind};
+use std::rc::Rc;
+
+/// Something that runs on the package between two register accesses of the path it
+/// interrupts: an NMI, or another CPU at that moment.
+pub(super) struct Hook {
+    /// Accesses still to come before it runs (it runs right after the last of them).
+    left: u32,
+    run: Box<dyn FnMut(&mut Pkg)>,
+}
 
 /// The package side of [`Regs`] over a simulated uncore, as the engine keeps it.
 pub(super) struct Pkg {
@@ -30,6 +40,10 @@ pub(super) struct Pkg {
     pub(super) global_faulted: bool,
     /// The fixed counter's enable faulted: it is not tried again.
     pub(super) fixed_faulted: bool,
+    /// Runs after a register access to come, once.
+    pub(super) hook: Option<Hook>,
+    /// What reads the hooks made counted, per event.
+    pub(super) nmi_counts: [u64; 32],
 }
 
 impl Pkg {
@@ -44,6 +58,28 @@ impl Pkg {
             clock_missed: 0,
             global_faulted: false,
             fixed_faulted: false,
+            hook: None,
+            nmi_counts: [0; 32],
+        }
+    }
+
+    /// Runs `f` right after the `after`-th register access from now (1: the next one).
+    pub(super) fn after_access(&mut self, after: u32, f: impl FnMut(&mut Pkg) + 'static) {
+        self.hook = Some(Hook {
+            left: after.max(1),
+            run: Box::new(f),
+        });
+    }
+
+    /// One register access made: the hook, if its turn has come.
+    fn accessed(&mut self) {
+        let Some(h) = self.hook.as_mut() else {
+            return;
+        };
+        h.left -= 1;
+        if h.left == 0 {
+            let mut h = self.hook.take().unwrap();
+            (h.run)(self);
         }
     }
 
@@ -70,19 +106,26 @@ impl Pkg {
 impl Regs for Pkg {
     fn rdmsr(&mut self, msr: u32) -> Option<u64> {
         self.now += 10;
-        self.sim.rdmsr(msr, self.now).ok()
+        let v = self.sim.rdmsr(msr, self.now).ok();
+        self.accessed();
+        v
     }
     fn wrmsr(&mut self, msr: u32, val: u64) -> Result<(), Fault> {
         self.now += 10;
-        if self.absent == Some(msr) {
+        let res = if self.absent == Some(msr) {
             self.absent_tries += 1;
-            return Err(Fault(msr));
-        }
-        self.sim.wrmsr(msr, val, self.now).map_err(|_| Fault(msr))
+            Err(Fault(msr))
+        } else {
+            self.sim.wrmsr(msr, val, self.now).map_err(|_| Fault(msr))
+        };
+        self.accessed();
+        res
     }
     fn imc_read(&mut self, offset: u32) -> Option<u32> {
         self.now += 10;
-        self.sim.mmio_read32(offset, self.now).ok()
+        let v = self.sim.mmio_read32(offset, self.now).ok();
+        self.accessed();
+        v
     }
     fn now_ns(&mut self) -> u64 {
         self.now - self.clock_missed
@@ -107,6 +150,9 @@ impl Regs for Pkg {
         self.global_on = true;
         Ok(was && cleared && check)
     }
+    fn global_lost(&mut self) {
+        self.global_on = false;
+    }
     fn fixed_get(&mut self) -> Result<(), Fault> {
         if self.fixed_faulted {
             return Err(Fault(MSR_UNC_PERF_FIXED_CTRL));
@@ -128,6 +174,9 @@ impl Regs for Pkg {
             let _ = self.wrmsr(MSR_UNC_PERF_FIXED_CTRL, 0);
         }
     }
+    fn fixed_lost(&mut self) {
+        self.fixed_users -= 1;
+    }
 }
 
 pub(super) fn generic(config: u64) -> Target {
@@ -139,7 +188,7 @@ pub(super) fn generic(config: u64) -> Target {
 pub(super) struct Rig {
     pub(super) p: Pkg,
     pub(super) b: PmuBox<usize>,
-    pub(super) t: Tallies,
+    pub(super) t: Rc<Tallies>,
     pub(super) counts: [u64; 32],
     pub(super) added: [bool; 32],
 }
@@ -179,7 +228,7 @@ impl Rig {
         Self {
             p,
             b: PmuBox::new(unit, box_idx, nr),
-            t: Tallies::new(unit.max_rate),
+            t: Rc::new(Tallies::new(unit.max_rate)),
             counts: [0; 32],
             added: [false; 32],
         }
@@ -232,12 +281,54 @@ impl Rig {
         op!(self, |b, cx| b.poll(cx))
     }
 
+    /// The hook before a sleep, on a CPU of the package.
+    pub(super) fn sleep(&mut self) -> Option<Note> {
+        op!(self, |b, cx| b.suspend(cx))
+    }
+
+    /// The hook before a sleep, for a package none of whose CPUs is online: the live events
+    /// left (the engine says so if any).
+    pub(super) fn sleep_unreachable(&mut self) -> u32 {
+        op!(self, |b, cx| b.suspend_unreachable(cx))
+    }
+
+    /// S3 for `ns`: the package's registers reset (its CPUs online again at the end).
+    pub(super) fn s3(&mut self, ns: u64) {
+        self.p.now += ns;
+        self.p.sim.reset(self.p.now);
+        // The engine forgets the global enable it wrote.
+        self.p.global_lost();
+    }
+
+    /// The hook after S3, on the package's CPU.
+    pub(super) fn wake_s3(&mut self) -> Option<Note> {
+        op!(self, |b, cx| b.resume(cx, Wake::Lost))
+    }
+
+    /// The hook after suspend-to-idle, as the engine runs it on the package's CPU.
+    pub(super) fn wake_s2idle(&mut self) -> Option<Note> {
+        let wake = after_s2idle(&mut self.p, self.b.live().msr > 0);
+        op!(self, |b, cx| b.resume(cx, wake))
+    }
+
     /// A lock-free read(2), as the engine makes it.
     pub(super) fn read(&mut self, ev: usize) {
         if let Some(d) = self.t.read(ev, &mut self.p) {
             assert!(self.added[ev]);
             self.counts[ev] += d;
         }
+    }
+
+    /// An NMI that reads `ev` right after the `after`-th register access from now, whatever
+    /// path that access is on (its count goes to `p.nmi_counts`).
+    pub(super) fn nmi_after(&mut self, after: u32, ev: usize) {
+        let t = self.t.clone();
+        self.p.after_access(after, move |p| nmi_read(&t, p, ev));
+    }
+
+    /// What event `ev` counted, its NMI reads' included.
+    pub(super) fn total(&self, ev: usize) -> u64 {
+        self.counts[ev] + self.p.nmi_counts[ev]
     }
 
     /// A lock-free read of `ev` on another CPU: its first step, the loads.
@@ -279,6 +370,13 @@ impl Rig {
     /// The rest of a read that `reader` began: counter reads and commits until it is over.
     pub(super) fn finish_read(&mut self, mut rd: Reader) {
         while self.fetch(&mut rd) && !self.commit(&mut rd) {}
+    }
+}
+
+/// An NMI's read(2) of `ev` (perf's `perf_event_read_local` from a BPF program).
+pub(super) fn nmi_read(t: &Tallies, p: &mut Pkg, ev: usize) {
+    if let Some(d) = t.read(ev, p) {
+        p.nmi_counts[ev] += d;
     }
 }
 
