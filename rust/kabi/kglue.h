@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * C glue for what Rust cannot reach in 7.3: inline MSR accessors, x86 topology and CPU
- * identification macros, raw spinlocks, system-core PM hooks.
+ * identification macros, raw spinlocks, system-core and suspend-to-idle PM hooks (kglue_pm.c).
  * Every function is a thin wrapper; the Rust side (rust/kabi/) gives them safe types.
  */
 #ifndef SKL_KGLUE_H
@@ -10,6 +10,7 @@
 #include <linux/types.h>
 
 struct cpumask;
+struct pmu;
 
 /* RDMSR/WRMSR with exception handling: 0, or -EIO if the MSR faulted. */
 int skl_glue_rdmsr(u32 msr, u64 *val);

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The power-management glue (7.3's kernel crate has no syscore nor device PM abstraction): S3
+ * and S1 through syscore, with every other CPU offline; suspend-to-idle, which runs no syscore
+ * hook, through the noirq callbacks of a platform device named after the module.
+ */
+
+#include <linux/device.h>
+#include <linux/platform_device.h>
+#include <linux/pm.h>
+#include <linux/slab.h>
+#include <linux/suspend.h>
+#include <linux/syscore_ops.h>
+
+#include "kabi/kglue.h"
+
+struct skl_syscore {
+	struct syscore syscore;
+	struct syscore_ops ops;
+};
+
+void *skl_glue_syscore_register(int (*suspend)(void *data), void (*resume)(void *data),
+				void *data)
+{
+	struct skl_syscore *s = kzalloc(sizeof(*s), GFP_KERNEL);
+
+	if (!s)
+		return NULL;
+	s->ops.suspend = suspend;
+	s->ops.resume = resume;
+	s->syscore.ops = &s->ops;
+	s->syscore.data = data;
+	register_syscore(&s->syscore);
+	return s;
+}
+
+void skl_glue_syscore_unregister(void *handle)
+{
+	struct skl_syscore *s = handle;
+
+	unregister_syscore(&s->syscore);
+	kfree(s);
+}
+
+struct skl_idle {
+	struct platform_driver drv;
+	struct dev_pm_ops ops;
+	struct platform_device *pdev;
+	void (*suspend)(void *data);
+	void (*resume)(void *data);
+	void *data;
+	bool asleep;
+};
+
+/* The module's one registration: the callbacks get only the device. */
+static struct skl_idle *skl_idle;
+
+static int skl_idle_suspend_noirq(struct device *dev)
+{
+	/* S3 and S1 go through syscore, with the other CPUs offline: not here. */
+	if (pm_suspend_target_state != PM_SUSPEND_TO_IDLE)
+		return 0;
+	skl_idle->suspend(skl_idle->data);
+	skl_idle->asleep = true;
+	return 0;
+}
+
+static int skl_idle_resume_noirq(struct device *dev)
+{
+	if (!skl_idle->asleep)
+		return 0;
+	skl_idle->asleep = false;
+	skl_idle->resume(skl_idle->data);
+	return 0;
+}
+
+void *skl_glue_idle_register(void (*suspend)(void *data), void (*resume)(void *data),
+			     void *data)
+{
+	struct skl_idle *s;
+
+	if (skl_idle)
+		return NULL;
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return NULL;
+	s->suspend = suspend;
+	s->resume = resume;
+	s->data = data;
+	s->ops.suspend_noirq = skl_idle_suspend_noirq;
+	s->ops.resume_noirq = skl_idle_resume_noirq;
+	s->drv.driver.name = KBUILD_MODNAME;
+	s->drv.driver.pm = &s->ops;
+	skl_idle = s;
+	if (platform_driver_register(&s->drv))
+		goto free;
+	s->pdev = platform_device_register_simple(KBUILD_MODNAME, PLATFORM_DEVID_NONE, NULL, 0);
+	if (IS_ERR(s->pdev))
+		goto unregister;
+	return s;
+unregister:
+	platform_driver_unregister(&s->drv);
+free:
+	skl_idle = NULL;
+	kfree(s);
+	return NULL;
+}
+
+void skl_glue_idle_unregister(void *handle)
+{
+	struct skl_idle *s = handle;
+
+	platform_device_unregister(s->pdev);
+	platform_driver_unregister(&s->drv);
+	skl_idle = NULL;
+	kfree(s);
+}
