@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: GPL-2.0
+# Sourced by skl_uncore_pcp.sh (ours): the upgrade path and bad input with PCP collecting.
+# An rmmod under load is refused and leaves everything counting; skl-uncore-pcp reload (what
+# an upgrade runs) brings the metrics back without restarting pmcd, the gap measured in a
+# pmlogger archive; a closed PMU yields no value (not a 0); bad event strings get an error.
+
+# Quiet device again: exact counts.
+for u in "imc 1" "imc 2" "clock 0" "arb 0" "cbox 0"; do skl-silicon rate $u 0; done
+pmcd_pid=$(inroot "pgrep -x pmcd")
+pmda_pid=$(inroot "pgrep -x pmdaperfevent")
+pmus() { ls $DEV | grep '^uncore_' | tr '\n' ' '; }
+pmus0=$(pmus)
+type0=$(cat $DEV/uncore_imc/type)
+
+# --- rmmod under load ----------------------------------------------------------------------
+inroot "modprobe -r skl_uncore" > /tmp/rmmod.log 2>&1
+rc=$?
+sed 's/^/# /' /tmp/rmmod.log
+check "modprobe -r while the PMDA holds events: refused with one line (module in use)" "1 1" \
+	"$([ $rc -ne 0 ] && echo 1) $(grep -c 'in use' /tmp/rmmod.log)"
+rmmod skl_uncore 2> /tmp/rmmod2.log
+rc=$?
+sed 's/^/# /' /tmp/rmmod2.log
+# busybox rmmod asks without waiting (O_NONBLOCK): a held module is EAGAIN (EWOULDBLOCK).
+check "rmmod under load: refused, one line" "1 1" \
+	"$([ $rc -ne 0 ] && echo 1) $(grep -ci 'in use\|busy\|temporarily unavailable' /tmp/rmmod2.log)"
+check "nothing half-unloaded: the module live, every PMU registered, same perf type" \
+	"live $pmus0 $type0" "$(cat /sys/module/skl_uncore/initstate) $(pmus) $(cat $DEV/uncore_imc/type)"
+values /tmp/v3
+inject_all held
+values /tmp/v4
+check "after the refused unloads: each counter advanced by exactly the injection" \
+	"$(tr '\n' ';' < /tmp/held.want)" "$(delta /tmp/v3 /tmp/v4 | tr '\n' ';')"
+
+# --- the upgrade: skl-uncore-pcp reload, pmlogger recording across it ---------------------------
+inroot "pmlogger -c /tmp/log.conf -t 1 -T 24sec -l /tmp/pmlogger2.log /tmp/arch2 > /dev/null 2>&1 &"
+sleep 6
+t0=$(now_ms)
+inroot "skl-uncore-pcp reload" > /tmp/reload.log 2>&1
+rc=$?
+t1=$(now_ms)
+sed 's/^/# /' /tmp/reload.log
+check "skl-uncore-pcp reload: exit 0" "0" "$rc"
+reload_ms=$((t1 - t0))
+echo "# reload (PMDA stopped, modprobe -r, modprobe, PMDA started by pmcd): $reload_ms ms"
+echo "# perf type of uncore_imc: $type0 before, $(cat $DEV/uncore_imc/type) after"
+check "pmcd kept running (same pid), the PMDA is a new process" "$pmcd_pid new" \
+	"$(inroot "pgrep -x pmcd") $(p=$(inroot "pgrep -x pmdaperfevent"); [ -n "$p" ] && [ "$p" != "$pmda_pid" ] && echo new)"
+inroot "pmprobe $P" 2>/dev/null | grep "^$P\.uncore_.*\.value [1-9]" | sed "s/^$P\.//; s/\.value .*//" | sort > /tmp/collected2
+check "after the reload PCP collects the same events" "$(tr '\n' ' ' < /tmp/collected)" "$(tr '\n' ' ' < /tmp/collected2)"
+values /tmp/v5
+inject_all reloaded
+values /tmp/v6
+check "after the reload: each counter advanced by exactly the injection" \
+	"$(tr '\n' ';' < /tmp/reloaded.want)" "$(delta /tmp/v5 /tmp/v6 | tr '\n' ';')"
+# The archive: one sample a second; the samples without a value are the gap.
+n=0
+while [ ! -f $R/tmp/arch2.index ] || inroot "pgrep -x pmlogger" > /dev/null; do
+	sleep 1
+	n=$((n + 1))
+	[ $n -lt 40 ] || break
+done
+inroot "pmrep -a /tmp/arch2 -o csv -P 0 -r $P.uncore_imc.data_reads.value" > /tmp/gap.csv 2>&1
+sed 1d /tmp/gap.csv | awk -F, '{ print ($NF == "" ? "-" : "v") }' | tr -d '\n' > /tmp/gap.seq
+echo "# archive across the reload, one sample a second (v value, - none): $(cat /tmp/gap.seq)"
+tail -n 6 $R/tmp/pmlogger2.log | sed 's/^/# pmlogger: /'
+inroot "pmdumplog -L /tmp/arch2" 2>&1 | sed 's/^/# /' | head -n 8
+gap=$(tr 'v' '\n' < /tmp/gap.seq | awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')
+rows=$(tr -d '\n' < /tmp/gap.seq | wc -c)
+# Bound: the reload's own time rounded up, plus one sample for the PMDA's first fetch.
+bound=$(( (reload_ms + 999) / 1000 + 1 ))
+check "archive: values before and after the reload, the gap at most $bound samples (reload ${reload_ms} ms): gap $gap" \
+	"yes yes" "$([ "$rows" -ge 15 ] && echo yes) $([ "$gap" -ge 1 ] && [ "$gap" -le $bound ] && echo yes)"
+
+# --- a closed PMU: the module gone, the PMDA started without it --------------------------------
+inroot "kill \$(pgrep -x pmdaperfevent)"
+sleep 1
+inroot "modprobe -r skl_uncore"
+check "with the PMDA stopped the module unloads" "0 no" "$? $([ -d /sys/module/skl_uncore ] && echo yes || echo no)"
+inroot "skl-uncore-pcp restart-pmda" > /dev/null 2>&1
+r=$(inroot "pmprobe -v $P.uncore_imc.data_reads.value" 2>&1)
+echo "# closed PMU: $r"
+check "closed PMU: no value (an error), never a 0" "yes" \
+	"$(echo "$r" | awk '{ print ($2 < 0 ? "yes" : "no (" $0 ")") }')"
+inroot "modprobe skl_uncore && skl-uncore-pcp restart-pmda" > /dev/null 2>&1
+values /tmp/v7
+inject_all back
+values /tmp/v8
+check "module back, PMDA restarted: each counter advanced by exactly the injection" \
+	"$(tr '\n' ';' < /tmp/back.want)" "$(delta /tmp/v7 /tmp/v8 | tr '\n' ';')"
+
+# --- bad event strings --------------------------------------------------------------------------
+perf stat -a -e uncore_imc/event=0x1,umask=0x1/ -- true > /tmp/bad1.txt 2>&1
+rc=$?
+check "uncore_imc/event=0x1,umask=0x1/ (umask is no IMC term): refused, the term named" "1 yes" \
+	"$([ $rc -ne 0 ] && echo 1) $(grep -q "umask" /tmp/bad1.txt && echo yes)"
+perf stat -a -x, -e uncore_imc/config=0x101/ -- true > /tmp/bad2.txt 2>&1
+rc=$?
+sed 's/^/# /' /tmp/bad2.txt | head -n 3
+check "uncore_imc/config=0x101/ (bit 8 outside format/): perf refuses it before the kernel, no count" "1" \
+	"$([ $rc -ne 0 ] || grep -q 'not supported\|<not' /tmp/bad2.txt && echo 1)"
