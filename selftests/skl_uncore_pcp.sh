@@ -95,8 +95,9 @@ names=$(sed "s/^/$P./; s/$/.value/" /tmp/collected | tr '\n' ',' | sed 's/,$//')
 # values FILE: "event value" of each collected event, from pmcd; scrape FILE: from /metrics.
 values() { inroot "pmprobe -v $(echo "$names" | tr ',' ' ')" | sed "s/^$P\.//; s/\.value [0-9]* / /" | sort > "$1"; }
 scrape() {
-	wget -q -O "$1.raw" "http://127.0.0.1:44322/metrics?names=$names"
-	grep -v '^#' "$1.raw" | sed 's/^perfevent_hwcounters_\([^{ ]*\)_value[{ ].* \([0-9.e+]*\)$/\1 \2/' | sort > "$1"
+	# Python's client: busybox wget loses the chunks after pmproxy's first one.
+	inroot "python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=60).read().decode())' 'http://127.0.0.1:44322/metrics?names=$P'" > "$1.raw"
+	grep -v '^#' "$1.raw" | sed -n 's/^perfevent_hwcounters_\(uncore_[^{ ]*\)_value[{ ].* \([0-9.e+]*\)$/\1 \2/p' | sort > "$1"
 }
 # The injection of each event: UNIT BOX EVENT UMASK.
 inj_of() {
