@@ -95,8 +95,13 @@ names=$(sed "s/^/$P./; s/$/.value/" /tmp/collected | tr '\n' ',' | sed 's/,$//')
 # values FILE: "event value" of each collected event, from pmcd; scrape FILE: from /metrics.
 values() { inroot "pmprobe -v $(echo "$names" | tr ',' ' ')" | sed "s/^$P\.//; s/\.value [0-9]* / /" | sort > "$1"; }
 scrape() {
-	# Python's client: busybox wget loses the chunks after pmproxy's first one.
-	inroot "python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=60).read().decode())' 'http://127.0.0.1:44322/metrics?names=$P'" > "$1.raw"
+	# Four names a request: busybox wget keeps only the first chunk of pmproxy's answer.
+	: > "$1.raw"
+	tr ',' '\n' <<EOF | xargs -n 4 | tr ' ' ',' | while read -r some; do
+$names
+EOF
+		wget -q -O - "http://127.0.0.1:44322/metrics?names=$some" >> "$1.raw"
+	done
 	grep -v '^#' "$1.raw" | sed -n 's/^perfevent_hwcounters_\(uncore_[^{ ]*\)_value[{ ].* \([0-9.e+]*\)$/\1 \2/p' | sort > "$1"
 }
 # The injection of each event: UNIT BOX EVENT UMASK.
