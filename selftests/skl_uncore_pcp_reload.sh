@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: GPL-2.0
+# Sourced by skl_uncore_pcp.sh (ours): the upgrade path and bad input with PCP collecting.
+# An rmmod under load is refused and leaves everything counting; skl-uncore-pcp reload (what
+# an upgrade runs) brings the metrics back without restarting pmcd, the gap measured in a
+# pmlogger archive; a closed PMU yields no value (not a 0); bad event strings get an error.
+
+# Quiet device again: exact counts.
+for u in "imc 1" "imc 2" "clock 0" "arb 0" "cbox 0"; do skl-silicon rate $u 0; done
+pmcd_pid=$(inroot "pgrep -x pmcd")
+pmda_pid=$(inroot "pgrep -x pmdaperfevent")
+pmus() { ls $DEV | grep '^uncore_' | tr '\n' ' '; }
+pmus0=$(pmus)
+type0=$(cat $DEV/uncore_imc/type)
+
+# --- rmmod under load ----------------------------------------------------------------------
+inroot "modprobe -r skl_uncore" > /tmp/rmmod.log 2>&1
+rc=$?
+sed 's/^/# /' /tmp/rmmod.log
+check "modprobe -r while the PMDA holds events: refused with one line (module in use)" "1 1" \
+	"$([ $rc -ne 0 ] && echo 1) $(grep -c 'in use' /tmp/rmmod.log)"
+rmmod skl_uncore 2> /tmp/rmmod2.log
+rc=$?
+sed 's/^/# /' /tmp/rmmod2.log
+# busybox rmmod asks without waiting (O_NONBLOCK): a held module is EAGAIN (EWOULDBLOCK).
+check "rmmod under load: refused, one line" "1 1" \
+	"$([ $rc -ne 0 ] && echo 1) $(grep -ci 'in use\|busy\|temporarily unavailable' /tmp/rmmod2.log)"
+check "nothing half-unloaded: the module live, every PMU registered, same perf type" \
+	"live $pmus0 $type0" "$(cat /sys/module/skl_uncore/initstate) $(pmus) $(cat $DEV/uncore_imc/type)"
+values /tmp/v3
+inject_all held
+values /tmp/v4
+check "after the refused unloads: each counter advanced by exactly the injection" \
+	"$(tr '\n' ';' < /tmp/held.want)" "$(delta /tmp/v3 /tmp/v4 | tr '\n' ';')"
+
+# --- the upgrade: skl-uncore-pcp reload, pmlogger recording across it ---------------------------
+inroot "pmlogger -c /tmp/log.conf -t 1 -T 24sec -l /tmp/pmlogger2.log /tmp/arch2 > /dev/null 2>&1 &"
+sleep 6
+t0=$(now_ms)
+inroot "skl-uncore-pcp reload" > /tmp/reload.log 2>&1
+rc=$?
+t1=$(now_ms)
+sed 's/^/# /' /tmp/reload.log
+check "skl-uncore-pcp reload: exit 0" "0" "$rc"
+[ $rc = 0 ] || dmesg | tail -n 8 | sed 's/^/# dmesg: /'
+reload_ms=$((t1 - t0))
+# pmlogger validates its metrics when pmcd reports the agent gone and back; if it looks while
+# the PMDA is down it exits ("configured metrics have changed"), by design: the pmlogger
+# service's pmlogger_check starts it again. This test does the same at once (arch3).
+# It looks at its next fetch: watch it for 3 s.
+survived=yes t3= w=0
+while [ $w -lt 3 ]; do
+	if ! inroot "pgrep -x pmlogger" > /dev/null; then
+		survived=no t3=$(( $(date +%s) % 86400 ))
+		inroot "pmlogger -c /tmp/log.conf -t 1 -T 8sec -l /tmp/pmlogger3.log /tmp/arch3 > /dev/null 2>&1 &"
+		break
+	fi
+	sleep 1
+	w=$((w + 1))
+done
+echo "# reload (PMDA stopped, modprobe -r, modprobe, PMDA started by pmcd): $reload_ms ms"
+echo "# perf type of uncore_imc: $type0 before, $(cat $DEV/uncore_imc/type) after"
+check "pmcd kept running (same pid), the PMDA is a new process" "$pmcd_pid new" \
+	"$(inroot "pgrep -x pmcd") $(p=$(inroot "pgrep -x pmdaperfevent"); [ -n "$p" ] && [ "$p" != "$pmda_pid" ] && echo new)"
+inroot "pmprobe $P" 2>/dev/null | grep "^$P\.uncore_.*\.value [1-9]" | sed "s/^$P\.//; s/\.value .*//" | sort > /tmp/collected2
+check "after the reload PCP collects the same events" "$(tr '\n' ' ' < /tmp/collected)" "$(tr '\n' ' ' < /tmp/collected2)"
+values /tmp/v5
+inject_all reloaded
+values /tmp/v6
+check "after the reload: each counter advanced by exactly the injection" \
+	"$(tr '\n' ';' < /tmp/reloaded.want)" "$(delta /tmp/v5 /tmp/v6 | tr '\n' ';')"
+echo "# pmlogger across the reload: survived $survived"
+grep -i 'exiting\|changed' $R/tmp/pmlogger2.log | sed 's/^/# pmlogger: /'
+n=0
+while inroot "pgrep -x pmlogger" > /dev/null && [ $n -lt 40 ]; do sleep 1; n=$((n + 1)); done
+# The seconds (of the day) of the samples with a value, from both archives.
+for a in arch2 arch3; do
+	[ -f $R/tmp/$a.index ] && inroot "pmrep -a /tmp/$a -o csv -P 0 -r $P.uncore_imc.data_reads.value"
+done 2>/dev/null | awk -F, '$NF != "" && $1 ~ / [0-9][0-9]:/ { split(substr($1, 12, 8), t, ":"); print t[1] * 3600 + t[2] * 60 + t[3] }' |
+	sort -n -u > /tmp/gap.t
+echo "# seconds with a value: $(tr '\n' ' ' < /tmp/gap.t)"
+gap=$(awk 'NR > 1 && $1 - p > m { m = $1 - p } { p = $1 } END { print m - 1 }' /tmp/gap.t)
+n_vals=$(grep -c . /tmp/gap.t)
+# Bound: the reload's own time rounded up, the seconds until the test saw pmlogger gone (w),
+# and, when it had exited, the seconds its restart took to a first sample (measured: arch3's first sample - its start), plus 2 s of
+# sampling phase.
+restart_s=0
+if [ -n "$t3" ]; then
+	f3=$(inroot "pmrep -a /tmp/arch3 -o csv -P 0 -r $P.uncore_imc.data_reads.value" 2>/dev/null |
+		awk -F, '$NF != "" && $1 ~ / [0-9][0-9]:/ { split(substr($1, 12, 8), t, ":"); print t[1] * 3600 + t[2] * 60 + t[3]; exit }')
+	restart_s=$(( ${f3:-$t3} - t3 ))
+	echo "# pmlogger restarted: its first sample ${restart_s} s after its start"
+fi
+bound=$(( (reload_ms + 999) / 1000 + w + restart_s + 2 ))
+check "archive: samples on both sides of the reload, the gap at most $bound s (reload ${reload_ms} ms): gap ${gap} s" \
+	"yes yes" "$([ "$n_vals" -ge 8 ] && echo yes) $([ "$gap" -ge 1 ] && [ "$gap" -le $bound ] && echo yes)"
+
+# --- a closed PMU: the module gone, the PMDA started without it --------------------------------
+inroot "kill \$(pgrep -x pmdaperfevent)"
+sleep 1
+inroot "modprobe -r skl_uncore"
+check "with the PMDA stopped the module unloads" "0 no" "$? $([ -d /sys/module/skl_uncore ] && echo yes || echo no)"
+inroot "skl-uncore-pcp restart-pmda" > /dev/null 2>&1
+r=$(inroot "pmprobe -v $P.uncore_imc.data_reads.value" 2>&1)
+echo "# closed PMU: $r"
+check "closed PMU: no value (an error), never a 0" "yes" \
+	"$(echo "$r" | awk '{ print ($2 < 0 ? "yes" : "no (" $0 ")") }')"
+inroot "modprobe skl_uncore && skl-uncore-pcp restart-pmda" > /dev/null 2>&1
+values /tmp/v7
+inject_all back
+values /tmp/v8
+check "module back, PMDA restarted: each counter advanced by exactly the injection" \
+	"$(tr '\n' ';' < /tmp/back.want)" "$(delta /tmp/v7 /tmp/v8 | tr '\n' ';')"
+
+# --- bad event strings --------------------------------------------------------------------------
+perf stat -a -e uncore_imc/event=0x1,umask=0x1/ -- true > /tmp/bad1.txt 2>&1
+rc=$?
+check "uncore_imc/event=0x1,umask=0x1/ (umask is no IMC term): refused, the term named" "1 yes" \
+	"$([ $rc -ne 0 ] && echo 1) $(grep -q "umask" /tmp/bad1.txt && echo yes)"
+perf stat -a -x, -e uncore_imc/config=0x101/ -- true > /tmp/bad2.txt 2>&1
+rc=$?
+sed 's/^/# /' /tmp/bad2.txt | head -n 3
+check "uncore_imc/config=0x101/ (bit 8 outside format/): perf refuses it before the kernel, no count" "1" \
+	"$([ $rc -ne 0 ] || grep -q 'not supported\|<not' /tmp/bad2.txt && echo 1)"
