@@ -43,6 +43,18 @@ without_sys() {
 		umount \$m || exit 1; done; umount /sys && [ ! -e /sys/bus ] && $*"
 }
 
+# The simulator module and nmi_read.ko (selftests/nmi_read/, added with vm-run --add), given
+# perf_event_read_local()'s address from kallsyms (the symbol is not exported to modules).
+# CTL and RES: nmi_read's control and results files.
+load_sim_nmi_read() {
+	CTL=/sys/kernel/debug/nmi_read/ctl
+	RES=/sys/kernel/debug/nmi_read/results
+	insmod /lib/skl/skl_uncore_sim.ko || { echo "Bail out! insmod skl_uncore_sim failed"; exit 1; }
+	addr=$(awk '$3 == "perf_event_read_local" { print $1; exit }' /proc/kallsyms)
+	insmod /add/nmi_read.ko read_local=0x$addr ||
+		{ echo "Bail out! insmod nmi_read failed (read_local=0x$addr)"; exit 1; }
+}
+
 ktap_end() {
 	echo "1..$ktap_n"
 	exit $((ktap_fail > 0))

@@ -24,14 +24,10 @@ ktap_header
 
 DEV=/sys/bus/event_source/devices
 SIM=/sys/kernel/debug/skl_uncore_sim
-CTL=/sys/kernel/debug/nmi_read/ctl
-RES=/sys/kernel/debug/nmi_read/results
 INJ=1000
 ROUNDS=3000
 
-insmod /lib/skl/skl_uncore_sim.ko || { echo "Bail out! insmod skl_uncore_sim failed"; exit 1; }
-addr=$(awk '$3 == "perf_event_read_local" { print $1; exit }' /proc/kallsyms)
-insmod /add/nmi_read.ko read_local=0x$addr || { echo "Bail out! insmod nmi_read failed (read_local=0x$addr)"; exit 1; }
+load_sim_nmi_read
 log0=$(dmesg | wc -l)
 pkgs=$(for c in 0 1 2 3; do cat /sys/devices/system/cpu/cpu$c/topology/physical_package_id; done | tr '\n' ' ')
 check "two packages: CPUs 0,1 and 2,3" "0 0 1 1 " "$pkgs"

@@ -14,13 +14,9 @@ ktap_header
 
 DEV=/sys/bus/event_source/devices
 SIM=/sys/kernel/debug/skl_uncore_sim
-CTL=/sys/kernel/debug/nmi_read/ctl
-RES=/sys/kernel/debug/nmi_read/results
 
 grep -qw mem /sys/power/state || { echo "Bail out! no S3 (mem) in /sys/power/state"; exit 1; }
-insmod /lib/skl/skl_uncore_sim.ko || { echo "Bail out! insmod skl_uncore_sim failed"; exit 1; }
-addr=$(awk '$3 == "perf_event_read_local" { print $1; exit }' /proc/kallsyms)
-insmod /add/nmi_read.ko read_local=0x$addr || { echo "Bail out! insmod nmi_read failed (read_local=0x$addr)"; exit 1; }
+load_sim_nmi_read
 # Exact counts: UCLK counts only what is injected.
 echo "clock 0 0 0" > $SIM/rate
 log0=$(dmesg | wc -l)
