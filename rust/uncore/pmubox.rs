@@ -288,17 +288,18 @@ impl<H: Handle> PmuBox<H> {
             }
             _ => self.live.imc += 1,
         }
-        cx.tallies.start(i, src, base, at);
+        self.open(cx, i, src, base, at);
         self.edit(i, |s| s.live = true);
         Ok(())
     }
 
     /// Stops slot `i`'s counter and folds its last counts.
     fn hw_stop<R: Regs, O: FnMut(H, u64)>(&mut self, cx: &mut Cx<'_, R, O>, i: usize) {
+        let suspect = self.asleep_suspect(cx, i);
         self.hw_off(cx, i);
         // Disabled first: nothing counts between this read and the counter's next user.
         if let Some(src) = cx.tallies.stop(i) {
-            self.fold(cx, i, src, false);
+            self.fold(cx, i, src, suspect);
         }
         self.edit(i, |s| s.live = false);
     }

@@ -11,6 +11,7 @@ use super::units::{UnitKind, ARB, CBOX, CLOCK, IMC};
 
 #[macro_use]
 mod rig;
+mod asleep;
 mod carry;
 mod faults;
 mod groups;

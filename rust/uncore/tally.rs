@@ -259,6 +259,17 @@ impl Tallies {
     /// no lock-free read commits into it, so the plain store loses nothing, and the new
     /// generation fails every read that loaded an earlier period.
     pub(crate) fn start(&self, i: usize, src: Source, base: u64, now_ns: u64) {
+        self.open(i, src, base, now_ns, true);
+    }
+
+    /// As [`Tallies::start`], but the period opens paused: no read begins in it, and the box
+    /// folds it and starts the next. For a counter started while the system sleeps: the wake
+    /// judges it (its registers may be reset after this baseline) before any read counts.
+    pub(crate) fn start_paused(&self, i: usize, src: Source, base: u64, now_ns: u64) {
+        self.open(i, src, base, now_ns, false);
+    }
+
+    fn open(&self, i: usize, src: Source, base: u64, now_ns: u64, live: bool) {
         let t = &self.slots[i];
         let old = State(t.state.load(Ordering::Relaxed));
         debug_assert!(!old.live(), "slot {i} started inside its counting period");
@@ -266,7 +277,11 @@ impl Tallies {
         t.stamp.store(now_ns, Ordering::Relaxed);
         t.reset_seen.store(0, Ordering::Relaxed);
         let base = base & width_mask(src.width());
-        t.state.store(old.next(base).0, Ordering::Release);
+        let mut new = old.next(base);
+        if !live {
+            new.0 &= !State::LIVE;
+        }
+        t.state.store(new.0, Ordering::Release);
     }
 
     /// Slot `i` stops counting (box lock held): its source, if it was counting. Reads that

@@ -68,11 +68,12 @@ impl<H: Handle> PmuBox<H> {
             return;
         };
         let k = self.departed.iter().position(Option::is_none);
+        let suspect = self.asleep_suspect(cx, i);
         let at = cx.regs.now_ns();
         let fold = cx
             .tallies
             .stop(i)
-            .and_then(|src| self.fold(cx, i, src, false));
+            .and_then(|src| self.fold(cx, i, src, suspect));
         match (k, fold.filter(|f| !f.reset)) {
             (Some(k), Some(f)) => {
                 self.departed[k] = Some(Departed {
@@ -134,7 +135,7 @@ impl<H: Handle> PmuBox<H> {
             return false;
         };
         let (src, _) = self.source(&s);
-        cx.tallies.start(i, src, d.raw, d.at);
+        self.open(cx, i, src, d.raw, d.at);
         self.edit(i, |s| s.live = true);
         if d.moving && matches!(src, Source::Imc(_)) {
             // The baseline is as old as the move (up to `MOVE_NS`), and the first poll may come

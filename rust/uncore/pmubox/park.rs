@@ -42,12 +42,13 @@ impl<H: Handle> PmuBox<H> {
             }
             return;
         };
+        let suspect = self.asleep_suspect(cx, i);
         // Stopped first: nothing counts between this read and the add that starts it again.
         let stopped = cx.regs.wrmsr(ctl, 0).is_ok();
         let fold = cx
             .tallies
             .stop(i)
-            .and_then(|src| self.fold(cx, i, src, false));
+            .and_then(|src| self.fold(cx, i, src, suspect));
         if let Some(f) = fold.filter(|f| stopped && !f.reset) {
             self.parked[usize::from(c)] = Some(Parked {
                 ctl: Self::expected_control(s.target),

@@ -8,7 +8,8 @@
 //! clock allows any backward step as a wrap, and a reset would count 2^44.
 
 use super::{Cx, Note, PmuBox, Regs, MAX_BOX_EVENTS};
-use crate::uncore::tally::Handle;
+use crate::uncore::regs::{GlobalCtrl, MSR_UNC_PERF_GLOBAL_CTRL};
+use crate::uncore::tally::{Handle, Source};
 
 /// What a wake found of the registers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,6 +45,48 @@ impl<H: Handle> PmuBox<H> {
     /// shared registers alone too (the wake judges the sleep by them).
     pub(crate) fn asleep(&self) -> bool {
         self.asleep
+    }
+
+    /// Opens slot `i`'s counting period on `src` from `base`, read no earlier than `at`. While
+    /// asleep (perf schedules in suspend-to-idle: every CPU stays online, and its multiplexing
+    /// timer rotates the box, after the wake too), paused: the registers may still be reset
+    /// after this baseline, and no lock-free read may judge across that; [`PmuBox::resume`]
+    /// folds it with the wake's evidence and opens the next.
+    pub(super) fn open<R, O>(
+        &self,
+        cx: &mut Cx<'_, R, O>,
+        i: usize,
+        src: Source,
+        base: u64,
+        at: u64,
+    ) {
+        if self.asleep {
+            cx.tallies.start_paused(i, src, base, at);
+        } else {
+            cx.tallies.start(i, src, base, at);
+        }
+    }
+
+    /// Whether the fold of live slot `i`'s period must treat its step as suspect (see
+    /// [`judge`]): while asleep, unless the package's global enable and the slot's control
+    /// still hold what the driver wrote, as the wake checks them. Once a sleep is longer than
+    /// the counter's wrap time at its top rate, only they tell a reset from a wrap. Called
+    /// before the caller stops the counter (its control written 0). IMC counters: never
+    /// (read-only, every step modular).
+    ///
+    /// [`judge`]: crate::uncore::tally::judge
+    pub(super) fn asleep_suspect<R: Regs, O>(&self, cx: &mut Cx<'_, R, O>, i: usize) -> bool {
+        let Some(s) = self.get(i).filter(|_| self.asleep) else {
+            return false;
+        };
+        let (_, Some(ctl)) = self.source(&s) else {
+            return false;
+        };
+        let en = GlobalCtrl::DRIVER_VALUE.into_raw();
+        !cx.regs
+            .rdmsr(MSR_UNC_PERF_GLOBAL_CTRL)
+            .is_some_and(|v| v & en == en)
+            || cx.regs.rdmsr(ctl) != Some(Self::expected_control(s.target))
     }
 
     /// Before a sleep, on a CPU of the package: drops the records of departed events (their
@@ -99,6 +142,8 @@ impl<H: Handle> PmuBox<H> {
         wake: Wake,
     ) -> Option<Note> {
         self.asleep = false;
+        // Where a `del` in the sleep stopped a counter is no baseline after it (a reset).
+        self.unpark();
         let mut note = None;
         for i in 0..MAX_BOX_EVENTS {
             let Some(s) = self.get(i).filter(|s| s.live) else {
