@@ -88,7 +88,10 @@ fn a_period_opened_inside_s2idle_waits_for_the_wake() {
     let mut r = Rig::new(&ARB, 0);
     r.add(0, generic(config(0)), true).unwrap();
     r.add(1, generic(config(1)), true).unwrap();
-    assert!(r.add(2, generic(config(2)), true).is_err(), "over-committed");
+    assert!(
+        r.add(2, generic(config(2)), true).is_err(),
+        "over-committed"
+    );
     inject_all(&mut r, 4_000);
     assert_eq!(r.sleep(), None);
     r.p.now += 1_000_000_000;
@@ -113,4 +116,29 @@ fn a_period_opened_inside_s2idle_waits_for_the_wake() {
     assert_eq!(r.total(0), 4_000);
     assert!((4_077..=4_377).contains(&r.total(1)), "{}", r.total(1));
     assert!((77..=377).contains(&r.total(2)), "{}", r.total(2));
+}
+
+/// The wake's hook runs on another CPU of the package while perf's rotation is between its
+/// `del` and `add` (in suspend-to-idle every CPU is online): event 0's `del` stopped counter 0
+/// at 10, the package reset it in the sleep, and event 2 takes it over after the wake. Its
+/// baseline is what the counter shows then (0), not where the `del` stopped it: 500 of 500.
+/// With the stopped value kept across the wake, 490.
+#[test]
+fn a_wake_inside_a_rotation_forgets_where_counters_stopped() {
+    let mut r = Rig::new(&ARB, 0);
+    r.add(0, generic(config(0)), true).unwrap();
+    r.add(1, generic(config(1)), true).unwrap();
+    r.p.inject(UnitKind::Arb, 0, EVENTS[0].0, EVENTS[0].1, 10);
+    assert_eq!(r.sleep(), None);
+    r.b.disable();
+    r.del(0);
+    r.p.now += 61_000_000_000;
+    r.p.sim.reset(r.p.now);
+    assert!(r.wake_s2idle().is_some(), "the reset is said");
+    r.add(2, generic(config(2)), true).unwrap();
+    assert_eq!(r.enable(), None);
+    assert_eq!(r.b.counter_of(2), Some(0));
+    r.p.inject(UnitKind::Arb, 0, EVENTS[2].0, EVENTS[2].1, 500);
+    r.read(2);
+    assert_eq!([r.total(0), r.total(2)], [10, 500]);
 }

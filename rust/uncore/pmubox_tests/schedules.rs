@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The property test: random perf schedules on one box, with the package timer's runs, waits,
-//! sleeps (S3 and suspend-to-idle, with or without a reset inside), lock-free readers on other
-//! CPUs and NMI reads at any register access of the path they interrupt.
+//! sleeps (S3 and suspend-to-idle, with or without a reset inside, perf scheduling inside
+//! suspend-to-idle), lock-free readers on other CPUs and NMI reads at any register access of
+//! the path they interrupt.
 
 use proptest::prelude::*;
 
 use super::super::event::Target;
 use super::super::pmubox::{depart::MOVE_NS, Fault, Regs, MAX_BOX_EVENTS};
+use super::super::regs::{
+    FixedCtrl, GlobalCtrl, PerfEvtSel, MSR_UNC_PERF_FIXED_CTRL, MSR_UNC_PERF_GLOBAL_CTRL,
+};
 use super::super::units::{Unit, UnitKind, ARB, CBOX, CLOCK, IMC};
 use super::rig::{generic, Reader, Rig};
 
@@ -36,8 +40,10 @@ enum Op {
     Timer,
     /// Time passes (ns).
     Wait(u64),
-    /// The system sleeps: S3 (`true`, the registers are lost), else suspend-to-idle.
-    Sleep(bool),
+    /// The system sleeps: S3 (`true`, the registers are lost), else suspend-to-idle, for so
+    /// long (ns) on the boot clock: 61 s and 2 h outlast the ARB's and a CBo's wrap at their
+    /// top rates, so a reset inside may pass for a wrap.
+    Sleep(bool, u64),
     /// Inside suspend-to-idle, the package resets the uncore's MSRs.
     IdleReset,
     /// The system wakes.
@@ -61,7 +67,11 @@ fn op() -> impl Strategy<Value = Op> {
         (0..6usize, 1u32..12).prop_map(|(e, k)| Op::Nmi(e, k)),
         Just(Op::Timer),
         (0u64..=3_000_000_000).prop_map(Op::Wait),
-        any::<bool>().prop_map(Op::Sleep),
+        (
+            any::<bool>(),
+            prop_oneof![Just(0), Just(61_000_000_000), Just(7_200_000_000_000)]
+        )
+            .prop_map(|(s3, ns)| Op::Sleep(s3, ns)),
         Just(Op::IdleReset),
         Just(Op::Wake),
     ]
@@ -116,13 +126,29 @@ fn timer(r: &mut Rig) {
     }
 }
 
-/// A sleep under way: its kind, and per event what its counter counted meanwhile that the
-/// wake must count (suspend-to-idle with no reset since).
+/// A sleep under way: its kind, and per event what its counter counted meanwhile for it,
+/// still to be counted (suspend-to-idle with no reset since): by the wake, or by whatever
+/// perf does that ends its counting on that counter inside the sleep.
 struct Asleep {
     s3: bool,
     kept: [u64; 6],
-    /// The MSRs were reset in this sleep: their counters count nothing more in it.
-    reset: bool,
+}
+
+/// Whether live event `e`'s MSR counter counts now, by the registers: a reset inside a sleep
+/// clears the global enable and every control until the driver writes them again (a `del` and
+/// `add` inside the sleep may). IMC counters always count.
+fn counting(r: &mut Rig, unit: &Unit, e: usize, t: Target) -> bool {
+    let ctl = match (t, r.b.counter_of(e)) {
+        (Target::FreeRunning(_), _) => return true,
+        (Target::Fixed, _) => (MSR_UNC_PERF_FIXED_CTRL, FixedCtrl::CNT_EN.mask()),
+        (Target::Generic(_), Some(c)) => {
+            (PerfEvtSel::addr(unit, 0, c.into()), PerfEvtSel::EN.mask())
+        }
+        (Target::Generic(_), None) => return false,
+    };
+    let now = r.p.now;
+    let mut on = |(a, bit): (u32, u64)| r.p.sim.rdmsr(a, now).is_ok_and(|v| v & bit != 0);
+    on((MSR_UNC_PERF_GLOBAL_CTRL, GlobalCtrl::EN.mask())) && on(ctl)
 }
 
 /// The system wakes from `asleep`, if it sleeps: what its counters counted in a sleep that
@@ -153,9 +179,10 @@ proptest! {
     /// its loads, its counter read and its commit, and NMI reads right after any register
     /// access: none moves a count between events, loses one or counts one twice. The timer
     /// runs, time passes (up to 3 s a step), and the system sleeps: across S3 what the units
-    /// counted asleep is lost (the registers reset) and nothing else; across suspend-to-idle
-    /// every count is kept, unless the package reset the MSRs inside it (then what the MSR
-    /// counters counted in that sleep is lost, and no wrap is invented).
+    /// counted asleep is lost (the registers reset) and nothing else; across suspend-to-idle,
+    /// in which perf schedules on, every count is kept, unless the package reset the MSRs
+    /// inside it (then what the MSR counters counted in that sleep before the driver wrote
+    /// them again is lost, and no wrap is invented).
     #[test]
     fn random_schedules_count_exactly(
         unit in prop::sample::select(vec![&CBOX, &ARB, &CLOCK, &IMC]),
@@ -176,8 +203,14 @@ proptest! {
         let mut readers: Vec<Reader> = Vec::new();
         let mut asleep: Option<Asleep> = None;
         for op in ops {
-            // Asleep, perf schedules nothing: only the hardware, time and readers move.
-            let perf = asleep.is_none();
+            // In S3 perf schedules nothing (its other CPUs are offline, interrupts off): only
+            // the hardware, time and readers move. In suspend-to-idle every CPU is online, and
+            // perf's multiplexing timer reschedules the box (after the wake too, before our
+            // hook); no CPU goes offline.
+            let perf = asleep.as_ref().is_none_or(|a| !a.s3);
+            let awake = asleep.is_none();
+            // Where each event counts before the step.
+            let on: [_; 6] = std::array::from_fn(|e| (r.b.is_live(e), r.b.counter_of(e)));
             match op {
                 Op::Add(e, s) if perf && !r.added[e] => {
                     // Only this add may take up a move's count.
@@ -186,7 +219,7 @@ proptest! {
                     parked[e] = false;
                     running[e] = ok && s;
                 }
-                Op::Move(e) if perf && r.added[e] && disabled == 0 => {
+                Op::Move(e) if awake && r.added[e] && disabled == 0 => {
                     departed[e] = r.b.is_live(e);
                     r.depart(e);
                     running[e] = false;
@@ -229,17 +262,17 @@ proptest! {
                 }
                 Op::Timer => timer(&mut r),
                 Op::Wait(ns) => r.p.now += ns,
-                Op::Sleep(s3) if perf && disabled == 0 => {
+                Op::Sleep(s3, ns) if awake && disabled == 0 => {
                     prop_assert_eq!(r.sleep(), None);
+                    r.p.now += ns;
                     // Moves are over: the records went with the sleep.
                     departed = [false; 6];
-                    asleep = Some(Asleep { s3, kept: [0; 6], reset: false });
+                    asleep = Some(Asleep { s3, kept: [0; 6] });
                 }
                 Op::IdleReset => {
                     if let Some(a) = asleep.as_mut().filter(|a| !a.s3) {
                         let now = r.p.now;
                         r.p.sim.reset_msrs(now);
-                        a.reset = true;
                         // The MSR counters' counts of this sleep are lost; the IMC's count on.
                         for (e, k) in a.kept.iter_mut().enumerate() {
                             if !matches!(evs[e].0, Target::FreeRunning(_)) {
@@ -255,10 +288,6 @@ proptest! {
                         Target::Fixed => (UnitKind::Clock, 0xff),
                         _ => (unit.kind, ev),
                     };
-                    // What counts it: the counters enabled now (a reset in a sleep disabled
-                    // every MSR one).
-                    let reset = asleep.as_ref().is_some_and(|a| a.reset)
-                        && !matches!(t, Target::FreeRunning(_));
                     for (j, &(tj, evj, umj)) in evs.iter().enumerate() {
                         let same_counter = match (t, tj) {
                             (Target::Fixed, Target::Fixed) => true,
@@ -266,13 +295,20 @@ proptest! {
                             (Target::Generic(_), Target::Generic(_)) => evj == ev && umj & um == um,
                             _ => false,
                         };
-                        if !same_counter || reset {
+                        if !same_counter {
+                            continue;
+                        }
+                        let live = r.b.is_live(j);
+                        // Asleep, what counts it: the counters enabled now (a reset in the sleep
+                        // disabled every MSR one).
+                        if !awake && live && !counting(&mut r, unit, j, tj) {
                             continue;
                         }
                         match asleep.as_mut() {
                             // Counted by registers S3 resets before anyone reads them.
                             Some(a) if a.s3 => {}
-                            Some(a) if r.b.is_live(j) => a.kept[j] += n,
+                            Some(a) if live => a.kept[j] += n,
+                            Some(_) if parked[j] => moving[j] += n,
                             Some(_) => {}
                             None if r.b.is_live(j) => expect[j] += n,
                             None if departed[j] || parked[j] => moving[j] += n,
@@ -282,6 +318,15 @@ proptest! {
                     r.p.inject(ku, 0, kev, um, n);
                 }
                 _ => {}
+            }
+            // Inside suspend-to-idle, an event's counting on its counter that ended was
+            // folded, by the controls' evidence: what its counter counted for it so far.
+            if let Some(a) = asleep.as_mut() {
+                for e in 0..6 {
+                    if on[e].0 && (r.b.is_live(e), r.b.counter_of(e)) != on[e] {
+                        expect[e] += std::mem::take(&mut a.kept[e]);
+                    }
+                }
             }
             prop_assert_eq!(r.p.stats().constraint_violations, 0);
             prop_assert_eq!(r.p.stats().faults, 0);
