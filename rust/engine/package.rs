@@ -309,7 +309,8 @@ impl PackageExt for Arc<Package> {
 
     fn wake_s2idle(&self) {
         let msr_live = self.boxes.iter().any(|b| b.inner.lock().live().msr > 0);
-        let wake = after_s2idle(&mut PkgRegs(self), msr_live);
+        let fixed_live = self.fixed_users.load(ordering::Relaxed) > 0;
+        let wake = after_s2idle(&mut PkgRegs(self), msr_live, fixed_live);
         for slot in 0..self.boxes.len() {
             self.with_box(slot, |b, cx| ((), b.resume(cx, wake)));
         }

@@ -8,7 +8,10 @@
 //! clock allows any backward step as a wrap, and a reset would count 2^44.
 
 use super::{Cx, Note, PmuBox, Regs, MAX_BOX_EVENTS};
-use crate::uncore::regs::{GlobalCtrl, MSR_UNC_PERF_GLOBAL_CTRL};
+use crate::uncore::event::Target;
+use crate::uncore::regs::{
+    FixedCtrl, GlobalCtrl, MSR_UNC_PERF_FIXED_CTRL, MSR_UNC_PERF_GLOBAL_CTRL,
+};
 use crate::uncore::tally::{Handle, Source};
 
 /// What a wake found of the registers.
@@ -17,26 +20,38 @@ pub(crate) enum Wake {
     /// Reset (S3, hibernation): nothing counted for us while asleep.
     Lost,
     /// Kept, as far as the package's global enable tells (suspend-to-idle): each control is
-    /// checked, and a counter whose control is intact counted on for its event.
-    Kept,
+    /// checked, and a counter whose control is intact counted on for its event. The fixed
+    /// counter's control, shared by the boxes, was read once for all (`fixed_changed`): the
+    /// first box that found it changed would write it again, and the next take the
+    /// counter's reset for a wrap.
+    Kept { fixed_changed: bool },
     /// The package's global enable was found cleared (suspend-to-idle that reset the uncore,
     /// or another tool): every MSR counter is judged as one whose control was changed.
     Cleared,
 }
 
 /// After suspend-to-idle, on a CPU of the package, before any box resumes: what the
-/// package's global enable tells of its registers. Read (and set again) once for all its
-/// boxes, whose MSR events all need it: a box that found it cleared would leave the others
-/// to judge a reset counter as a wrap. With no MSR event live (`msr_live` false) nothing
-/// needs it now, and the next event's start writes it again, as after S3.
-pub(crate) fn after_s2idle(regs: &mut impl Regs, msr_live: bool) -> Wake {
+/// package's global enable tells of its registers, and, if it was kept and the fixed counter
+/// has users (`fixed_live`), its control. Each read (the global enable set again) once for
+/// all its boxes, which share them: a box that found one changed and wrote it again would
+/// leave the others to judge a reset counter as a wrap. With no MSR event live (`msr_live`
+/// false) nothing needs them now, and the next event's start writes them again, as after S3.
+pub(crate) fn after_s2idle(regs: &mut impl Regs, msr_live: bool, fixed_live: bool) -> Wake {
     if !msr_live {
         regs.global_lost();
-        Wake::Kept
+        Wake::Kept {
+            fixed_changed: false,
+        }
     } else if regs.global_enable(true) == Ok(true) {
         Wake::Cleared
     } else {
-        Wake::Kept
+        let want = FixedCtrl::DRIVER_VALUE.into_raw();
+        Wake::Kept {
+            fixed_changed: fixed_live
+                && regs
+                    .rdmsr(MSR_UNC_PERF_FIXED_CTRL)
+                    .is_some_and(|v| v != want),
+        }
     }
 }
 
@@ -161,7 +176,10 @@ impl<H: Handle> PmuBox<H> {
                 (Wake::Lost, _) => true,
                 (_, None) => false,
                 (Wake::Cleared, Some(_)) => true,
-                (Wake::Kept, Some(ctl)) => cx.regs.rdmsr(ctl).is_some_and(|v| v != want),
+                (Wake::Kept { fixed_changed }, Some(_)) if s.target == Target::Fixed => {
+                    fixed_changed
+                }
+                (Wake::Kept { .. }, Some(ctl)) => cx.regs.rdmsr(ctl).is_some_and(|v| v != want),
             };
             // No later than the fold's counter read: a stamp for its value.
             let folded_at = cx.regs.now_ns();

@@ -5,8 +5,9 @@
 //! interrupt (issue 30, items 1, 3 and 5).
 
 use super::super::event::Target;
+use super::super::pmubox::sleep::after_s2idle;
 use super::super::pmubox::PmuBox;
-use super::super::regs::MSR_UNC_PERF_FIXED_CTRL;
+use super::super::regs::{GlobalCtrl, MSR_UNC_PERF_FIXED_CTRL, MSR_UNC_PERF_GLOBAL_CTRL};
 use super::super::tally::Tallies;
 use super::super::units::{UnitKind, ARB, CBOX, CLOCK};
 use super::rig::{generic, nmi_read, Rig};
@@ -205,4 +206,51 @@ fn suspend_drops_departed_records_on_every_package() {
     assert_eq!(h.sleep(), None);
     assert_eq!((h.b.live().msr, h.p.fixed_users), (0, 0));
     assert_eq!(h.p.sim.rdmsr(MSR_UNC_PERF_FIXED_CTRL, h.p.now), Ok(0));
+}
+
+/// Suspend-to-idle for 20 h (longer than the 48-bit fixed counter's wrap at the top UCLK
+/// rate, 15.6 h) in which the package reset the uncore and firmware set the global enable
+/// again: a wake the global enable calls kept. The fixed counter counts for two boxes
+/// (uncore_clock and uncore_cbox_0), each with a UCLK event at 4,000. Both must find its
+/// control changed: the old resume checked it box by box, the first rewrote it and the
+/// second folded the reset counter unsuspecting, as a wrap: 2^48 + 77 for 4,077.
+#[test]
+fn a_fixed_control_found_changed_is_said_to_every_box() {
+    let mut r = Rig::new(&CLOCK, 0);
+    let mut other = (
+        PmuBox::new(&CBOX, 0, 2),
+        Rc::new(Tallies::new(CBOX.max_rate)),
+    );
+    let swap = |r: &mut Rig, o: &mut (PmuBox<usize>, Rc<Tallies>)| {
+        std::mem::swap(&mut r.b, &mut o.0);
+        std::mem::swap(&mut r.t, &mut o.1);
+    };
+    r.add(1, Target::Fixed, true).unwrap();
+    swap(&mut r, &mut other);
+    r.add(2, Target::Fixed, true).unwrap();
+    swap(&mut r, &mut other);
+    r.p.inject(UnitKind::Clock, 0, 0xff, 0, 4_000);
+    for _ in 0..2 {
+        assert_eq!(r.sleep(), None);
+        swap(&mut r, &mut other);
+    }
+    r.p.now += 72_000_000_000_000;
+    let now = r.p.now;
+    r.p.sim.reset_msrs(now);
+    let en = GlobalCtrl::DRIVER_VALUE.into_raw();
+    r.p.sim
+        .foreign_wrmsr(MSR_UNC_PERF_GLOBAL_CTRL, en, now)
+        .unwrap();
+    let wake = after_s2idle(&mut r.p, true, true);
+    let mut said = [false; 2];
+    for s in &mut said {
+        *s = op!(&mut r, |b, cx| b.resume(cx, wake)).is_some();
+        swap(&mut r, &mut other);
+    }
+    r.p.inject(UnitKind::Clock, 0, 0xff, 0, 77);
+    r.read(1);
+    swap(&mut r, &mut other);
+    r.read(2);
+    assert_eq!([r.total(1), r.total(2)], [4_077, 4_077]);
+    assert_eq!(said, [true, true]);
 }

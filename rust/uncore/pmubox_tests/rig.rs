@@ -307,7 +307,8 @@ impl Rig {
 
     /// The hook after suspend-to-idle, as the engine runs it on the package's CPU.
     pub(super) fn wake_s2idle(&mut self) -> Option<Note> {
-        let wake = after_s2idle(&mut self.p, self.b.live().msr > 0);
+        let fixed_live = self.p.fixed_users > 0;
+        let wake = after_s2idle(&mut self.p, self.b.live().msr > 0, fixed_live);
         op!(self, |b, cx| b.resume(cx, wake))
     }
 
