@@ -21,6 +21,31 @@ fn inject_all(r: &mut Rig, n: u64) {
     }
 }
 
+/// Events 0 and 1 on the ARB's two counters (2 waits), 4,000 counted each, and the box
+/// suspended for suspend-to-idle.
+fn over_committed_asleep() -> Rig {
+    let mut r = Rig::new(&ARB, 0);
+    r.add(0, generic(config(0)), true).unwrap();
+    r.add(1, generic(config(1)), true).unwrap();
+    assert!(
+        r.add(2, generic(config(2)), true).is_err(),
+        "over-committed"
+    );
+    inject_all(&mut r, 4_000);
+    assert_eq!(r.sleep(), None);
+    r
+}
+
+/// Perf's rotation, in hard-irq: 0 and 1 off, 1 and 2 on.
+fn rotate(r: &mut Rig) {
+    r.b.disable();
+    r.del(0);
+    r.del(1);
+    r.add(1, generic(config(1)), true).unwrap();
+    r.add(2, generic(config(2)), true).unwrap();
+    assert_eq!(r.enable(), None);
+}
+
 /// Events 0 and 1 count 4,000 each; suspend-to-idle for 61 s (longer than the ARB's 54.9 s
 /// wrap at its top rate), in which the uncore counts 500 more of each, or is reset (a
 /// power-gated package). After the wake, before our `resume_noirq`, perf's rotation takes 0
@@ -32,28 +57,15 @@ fn inject_all(r: &mut Rig, n: u64) {
 #[test]
 fn a_rotation_inside_s2idle_counts_no_wrap() {
     for reset in [false, true] {
-        let mut r = Rig::new(&ARB, 0);
-        r.add(0, generic(config(0)), true).unwrap();
-        r.add(1, generic(config(1)), true).unwrap();
-        assert!(
-            r.add(2, generic(config(2)), true).is_err(),
-            "over-committed"
-        );
-        inject_all(&mut r, 4_000);
-        assert_eq!(r.sleep(), None);
+        let mut r = over_committed_asleep();
         r.p.now += 61_000_000_000;
         if reset {
             r.p.sim.reset(r.p.now);
         } else {
             inject_all(&mut r, 500);
         }
-        // The rotation, in hard-irq, after the wake.
-        r.b.disable();
-        r.del(0);
-        r.del(1);
-        r.add(1, generic(config(1)), true).unwrap();
-        r.add(2, generic(config(2)), true).unwrap();
-        assert_eq!(r.enable(), None);
+        // After the wake.
+        rotate(&mut r);
         if !reset {
             inject_all(&mut r, 500);
         }
@@ -85,22 +97,9 @@ fn a_rotation_inside_s2idle_counts_no_wrap() {
 /// opened a live period: event 1's NMI read counted 2^44 - 4,000.
 #[test]
 fn a_period_opened_inside_s2idle_waits_for_the_wake() {
-    let mut r = Rig::new(&ARB, 0);
-    r.add(0, generic(config(0)), true).unwrap();
-    r.add(1, generic(config(1)), true).unwrap();
-    assert!(
-        r.add(2, generic(config(2)), true).is_err(),
-        "over-committed"
-    );
-    inject_all(&mut r, 4_000);
-    assert_eq!(r.sleep(), None);
+    let mut r = over_committed_asleep();
     r.p.now += 1_000_000_000;
-    r.b.disable();
-    r.del(0);
-    r.del(1);
-    r.add(1, generic(config(1)), true).unwrap();
-    r.add(2, generic(config(2)), true).unwrap();
-    assert_eq!(r.enable(), None);
+    rotate(&mut r);
     inject_all(&mut r, 300);
     r.p.now += 61_000_000_000;
     r.p.sim.reset(r.p.now);
