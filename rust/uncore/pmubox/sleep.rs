@@ -98,9 +98,9 @@ impl<H: Handle> PmuBox<H> {
             return false;
         };
         let en = GlobalCtrl::DRIVER_VALUE.into_raw();
-        !cx.regs
+        cx.regs
             .rdmsr(MSR_UNC_PERF_GLOBAL_CTRL)
-            .is_some_and(|v| v & en == en)
+            .is_none_or(|v| v & en != en)
             || cx.regs.rdmsr(ctl) != Some(Self::expected_control(s.target))
     }
 
