@@ -42,6 +42,8 @@ else
 fi
 
 # --- PCP as an operator sets it up: pmcd, then skl-uncore-pcp enable --------------------------
+CONF=$R/etc/pcp/perfevent/perfevent.conf
+cp $CONF /tmp/perfevent.conf.pcp
 t0=$(now_ms)
 inroot "/etc/init.d/pmcd start" > /tmp/pmcd.log 2>&1
 check "pmcd starts (/etc/init.d/pmcd start)" "0" "$?"
@@ -51,6 +53,54 @@ sed 's/^/# /' /tmp/enable.log | tail -n 5
 echo "# PCP up in $(( ($(now_ms) - t0) / 1000 )) s"
 check "perfevent.conf: one [dynamic] section, the package's lines in it once" "1 1 40" \
 	"$(grep -c '^\[dynamic\]' $R/etc/pcp/perfevent/perfevent.conf) $(grep -c '^# skl-uncore begin' $R/etc/pcp/perfevent/perfevent.conf) $(grep -c '^uncore_' $R/etc/pcp/perfevent/perfevent.conf)"
+if [ "$mode" = ours ]; then
+	# --- skl-uncore-pcp's edits of pcp's file: idempotent, reversible, whole on failure ----------
+	# pcp.conf naming a scratch PCP_SYSCONF_DIR ($1, in the root) and a PMDA not installed.
+	scratch() {
+		mkdir -p "$R$1/perfevent" "$R$1/pmdas/perfevent"
+		sed "s|^PCP_SYSCONF_DIR=.*|PCP_SYSCONF_DIR=$1|; s|^PCP_PMDAS_DIR=.*|PCP_PMDAS_DIR=$1/pmdas|; s|^PCP_PMCDCONF_PATH=.*|PCP_PMCDCONF_PATH=$1/pmcd.conf|" \
+			$R/etc/pcp.conf > "$R$1/pcp.conf"
+		printf '#!/bin/sh\nexit 0\n' > "$R$1/pmdas/perfevent/Install" && chmod +x "$R$1/pmdas/perfevent/Install"
+	}
+	# temps DIR: files an edit left beside perfevent.conf.
+	temps() {
+		t=0
+		for f in "$R$1"/perfevent.conf.*; do [ ! -e "$f" ] || t=$((t + 1)); done
+		echo $t
+	}
+	cp $CONF /tmp/enabled
+	inroot "skl-uncore-pcp enable" > /tmp/enable2.log 2>&1
+	check "skl-uncore-pcp enable twice: exit 0, perfevent.conf byte-identical (one block)" "0 same 1" \
+		"$? $(cmp -s /tmp/enabled $CONF && echo same) $(grep -c '^# skl-uncore begin' $CONF)"
+	L=$R/usr/share/skl-uncore/pcp/perfevent-dynamic.conf
+	mv $L $L.away
+	inroot "skl-uncore-pcp enable" > /tmp/nolines.log 2>&1
+	rc=$?
+	mv $L.away $L
+	sed 's/^/# /' /tmp/nolines.log
+	check "enable, the package's lines file missing: fails with one line, perfevent.conf byte-identical, no file left" \
+		"1 1 same 0" "$([ $rc -ne 0 ] && echo 1) $(grep -c . /tmp/nolines.log) $(cmp -s /tmp/enabled $CONF && echo same) $(temps /etc/pcp/perfevent)"
+	# A full file system: the new file cannot be written beside pcp's.
+	scratch /tmp/full
+	mount -t tmpfs -o size=64k tmpfs $R/tmp/full/perfevent
+	cp /tmp/perfevent.conf.pcp $R/tmp/full/perfevent/perfevent.conf
+	dd if=/dev/zero of=$R/tmp/full/perfevent/fill bs=4k 2>/dev/null
+	inroot "PCP_CONF=/tmp/full/pcp.conf skl-uncore-pcp enable" > /tmp/full.log 2>&1
+	rc=$?
+	sed 's/^/# /' /tmp/full.log
+	check "enable on a full file system: fails with one line, perfevent.conf byte-identical, no file left" \
+		"1 1 same 0" "$([ $rc -ne 0 ] && echo 1) $(grep -c . /tmp/full.log) $(cmp -s /tmp/perfevent.conf.pcp $R/tmp/full/perfevent/perfevent.conf && echo same) $(temps /tmp/full/perfevent)"
+	umount $R/tmp/full/perfevent
+	# pcp's file without a [dynamic] line: enable adds one, disable takes it out with the block.
+	scratch /tmp/nodyn
+	grep -v '^\[dynamic\]' /tmp/perfevent.conf.pcp > $R/tmp/nodyn/perfevent/perfevent.conf
+	cp $R/tmp/nodyn/perfevent/perfevent.conf /tmp/nodyn.conf
+	inroot "PCP_CONF=/tmp/nodyn/pcp.conf skl-uncore-pcp enable && PCP_CONF=/tmp/nodyn/pcp.conf skl-uncore-pcp enable" > /tmp/nodyn.log 2>&1
+	e="$? $(grep -c '^\[dynamic\]' $R/tmp/nodyn/perfevent/perfevent.conf) $(grep -c '^# skl-uncore begin' $R/tmp/nodyn/perfevent/perfevent.conf)"
+	inroot "PCP_CONF=/tmp/nodyn/pcp.conf skl-uncore-pcp disable" >> /tmp/nodyn.log 2>&1
+	check "a perfevent.conf without [dynamic]: enable twice (one [dynamic], one block), disable gives it back byte for byte" \
+		"0 1 1 0 same" "$e $? $(cmp -s /tmp/nodyn.conf $R/tmp/nodyn/perfevent/perfevent.conf && echo same)"
+fi
 
 # Every metric of the uncore PMUs the PMDA offers, and those that hold a value.
 inroot "pminfo $P" 2>/dev/null | grep "^$P\.uncore_.*\.value$" | sed "s/^$P\.//; s/\.value$//" | sort > /tmp/offered
@@ -225,4 +275,7 @@ check "archive: no value for slice 4, which the part lacks" "" "$(col "cbox_4.mi
 echo "# pmrep columns: $(head -n1 /tmp/rep.csv)"
 
 . /selftests/skl_uncore_pcp_reload.sh
+inroot "skl-uncore-pcp disable" > /tmp/disable.log 2>&1
+check "skl-uncore-pcp disable: exit 0, pcp's perfevent.conf back byte for byte" "0 same" \
+	"$? $(cmp -s /tmp/perfevent.conf.pcp $CONF && echo same)"
 echo "1..$ktap_n"
