@@ -137,22 +137,49 @@ fi
 
 # --- exact counts: pmcd (pmprobe) and pmproxy's /metrics, against injections ----------------
 inroot "/etc/init.d/pmproxy start" > /tmp/pmproxy.log 2>&1
+# get NAMES: pmproxy's /metrics answer for the comma-separated NAMES, by python3's HTTP client
+# in the root; an HTTP or socket error is one "# /metrics: ..." line and an empty answer.
+# No "Connection: close" (busybox wget and urllib send it): pmproxy 6.3.8 then closes the
+# connection after the first chunk of its chunked answer, a part of it that varies with timing
+# (measured: 4,211 of 29,306 bytes for names=pmcd). Prometheus keeps its connections alive.
+get() {
+	inroot "python3 -c '
+import sys, http.client
+try:
+    c = http.client.HTTPConnection(\"127.0.0.1\", 44322, timeout=30)
+    c.request(\"GET\", \"/metrics?names=$1\")
+    r = c.getresponse()
+    b = r.read().decode()
+    if r.status != 200:
+        raise Exception(\"HTTP %d: %s\" % (r.status, b[:200]))
+    sys.stdout.write(b)
+except Exception as e:
+    print(\"# /metrics: %s\" % e)
+'"
+}
+# pmcd.numagents: a number (pmproxy leaves strings such as pmcd.version out of /metrics).
 n=0
-until wget -q -O /dev/null "http://127.0.0.1:44322/metrics?names=pmcd.version" 2>/dev/null || [ $n -ge 60 ]; do sleep 1; n=$((n + 1)); done
+until get pmcd.numagents | grep -q '^pmcd_numagents' || [ $n -ge 60 ]; do sleep 1; n=$((n + 1)); done
 check "pmproxy serves /metrics on 127.0.0.1:44322 (/etc/init.d/pmproxy start)" "yes" "$([ $n -lt 60 ] && echo yes)"
 [ $n -lt 60 ] || sed 's/^/# /' /tmp/pmproxy.log
 names=$(sed "s/^/$P./; s/$/.value/" /tmp/collected | tr '\n' ',' | sed 's/,$//')
 # values FILE: "event value" of each collected event, from pmcd; scrape FILE: from /metrics.
 values() { inroot "pmprobe -v $(echo "$names" | tr ',' ' ')" | sed "s/^$P\.//; s/\.value [0-9]* / /" | sort > "$1"; }
+# One request for every name. An answer short of a counter is said, with the end of
+# pmproxy's log, and asked again (at most 10 times, 1 s apart): between the injections the
+# counts are at rest, so a later answer is as exact as the first.
 scrape() {
-	# Four names a request: busybox wget keeps only the first chunk of pmproxy's answer.
-	: > "$1.raw"
-	tr ',' '\n' <<EOF | xargs -n 4 | tr ' ' ',' | while read -r some; do
-$names
-EOF
-		wget -q -O - "http://127.0.0.1:44322/metrics?names=$some" >> "$1.raw"
+	a=1
+	while :; do
+		get "$names" > "$1.raw"
+		grep -v '^#' "$1.raw" | sed -n 's/^perfevent_hwcounters_\(uncore_[^{ ]*\)_value[{ ].* \([0-9.e+]*\)$/\1 \2/p' | sort > "$1"
+		[ "$(grep -c . "$1")" -lt "$(grep -c . /tmp/collected)" ] || break
+		echo "# /metrics: answer $a holds $(grep -c . "$1") of $(grep -c . /tmp/collected) counters ($(wc -c < "$1.raw") bytes)"
+		grep '^# /metrics: ' "$1.raw"
+		[ $a -lt 10 ] || { tail -n 20 $R/var/log/pcp/pmproxy/pmproxy.log 2>/dev/null | sed 's/^/# pmproxy.log: /'; break; }
+		a=$((a + 1))
+		sleep 1
 	done
-	grep -v '^#' "$1.raw" | sed -n 's/^perfevent_hwcounters_\(uncore_[^{ ]*\)_value[{ ].* \([0-9.e+]*\)$/\1 \2/p' | sort > "$1"
 }
 # The injection of each event: UNIT BOX EVENT UMASK.
 inj_of() {
