@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Sourced by skl_uncore_pcp.sh (ours): the upgrade path and bad input with PCP collecting.
-# An rmmod under load is refused and leaves everything counting; skl-uncore-pcp reload (what
-# an upgrade runs) brings the metrics back without restarting pmcd, the gap measured in a
-# pmlogger archive; a closed PMU yields no value (not a 0); bad event strings get an error.
+# An rmmod under load is refused and leaves everything counting; skl-uncore-pcp reload
+# --if-built (what the package's postinst runs on an upgrade) brings the metrics back without
+# restarting pmcd, the gap measured in a pmlogger archive; a closed PMU yields no value (not a
+# 0); a late modprobe is collected at once (the package's modprobe.d rule restarts the PMDA);
+# bad event strings get an error.
 
 # Quiet device again: exact counts.
 for u in "imc 1" "imc 2" "clock 0" "arb 0" "cbox 0"; do skl-silicon rate $u 0; done
@@ -32,15 +34,36 @@ values /tmp/v4
 check "after the refused unloads: each counter advanced by exactly the injection" \
 	"$(tr '\n' ';' < /tmp/held.want)" "$(delta /tmp/v3 /tmp/v4 | tr '\n' ';')"
 
-# --- the upgrade: skl-uncore-pcp reload, pmlogger recording across it ---------------------------
+# --- the upgrade: skl-uncore-pcp reload --if-built, pmlogger recording across it ----------------
 inroot "pmlogger -c /tmp/log.conf -t 1 -T 24sec -l /tmp/pmlogger2.log /tmp/arch2 > /dev/null 2>&1 &"
 sleep 6
 t0=$(now_ms)
-inroot "skl-uncore-pcp reload" > /tmp/reload.log 2>&1
+# The package's own postinst, as dpkg runs it on an upgrade from 0.1.0 (with dpkg's variables;
+# DKMS's part stands in: its module is in place), which runs skl-uncore-pcp reload --if-built.
+mkdir -p $R/usr/lib/dkms
+printf '#!/bin/sh\n# DKMS stand-in: the module is built and installed.\nexit 0\n' > $R/usr/lib/dkms/common.postinst
+chmod +x $R/usr/lib/dkms/common.postinst
+cp /add/skl/control/postinst $R/tmp/postinst
+# Every 0.5 s, the PMDA's processes: state, where in the kernel (said if the reload is slow).
+rm -f /tmp/watch.stop
+(while [ ! -f /tmp/watch.stop ]; do
+	for c in /proc/[0-9]*/comm; do
+		[ "$(cat $c 2>/dev/null)" = pmdaperfevent ] || continue
+		d=${c%/comm}
+		for t in $d/task/*; do
+			echo "$(now_ms) pid ${d#/proc/} tid ${t##*/} $(awk '/^State:/ { print $2 }' $t/status) $(cat $t/wchan) $(head -n 4 $t/stack | awk '{ printf "%s ", $2 }')"
+		done
+	done
+	sleep 0.5
+done) > /tmp/watch.log 2>/dev/null &
+inroot "DPKG_MAINTSCRIPT_PACKAGE=skl-uncore-dkms DPKG_MAINTSCRIPT_NAME=postinst sh /tmp/postinst configure 0.1.0" > /tmp/reload.log 2>&1
 rc=$?
 t1=$(now_ms)
+touch /tmp/watch.stop
 sed 's/^/# /' /tmp/reload.log
-check "skl-uncore-pcp reload: exit 0" "0" "$rc"
+[ $((t1 - t0)) -lt 10000 ] || awk '{ k = $0; sub(/^[0-9]+ /, "", k); if (!(k in seen)) print "# watch: " $0; seen[k] = 1 }' /tmp/watch.log
+check "the package's postinst of an upgrade: exit 0, the module reloaded (skl-uncore-pcp reload --if-built)" "0 1" \
+	"$rc $(grep -c '^skl-uncore-pcp: skl_uncore reloaded$' /tmp/reload.log)"
 [ $rc = 0 ] || dmesg | tail -n 8 | sed 's/^/# dmesg: /'
 reload_ms=$((t1 - t0))
 # pmlogger validates its metrics when pmcd reports the agent gone and back; if it looks while
@@ -94,22 +117,93 @@ bound=$(( (reload_ms + 999) / 1000 + w + restart_s + 2 ))
 check "archive: samples on both sides of the reload, the gap at most $bound s (reload ${reload_ms} ms): gap ${gap} s" \
 	"yes yes" "$([ "$n_vals" -ge 8 ] && echo yes) $([ "$gap" -ge 1 ] && [ "$gap" -le $bound ] && echo yes)"
 
+# --- pmcd restarting the PMDA by itself in the middle of a reload -----------------------------
+# With PMCD_RESTART_AGENTS (trixie's default) pmcd restarts an agent it sees exit, at once or
+# up to 60 s later. A stand-in for the root's modprobe makes that happen, every time, just
+# before the reload's first unload: it has pmcd start the PMDA and waits until its events are
+# open, then runs the real modprobe.
+mkdir -p $R/tmp/kmod && ln -sf /usr/bin/kmod $R/tmp/kmod/modprobe
+mv $R/usr/sbin/modprobe $R/usr/sbin/modprobe.away
+cat > $R/usr/sbin/modprobe <<'EOF'
+#!/bin/sh
+if [ "$1" = -r ] && [ ! -e /tmp/pmcd-restarted ]; then
+	touch /tmp/pmcd-restarted
+	/usr/lib/pcp/bin/pmsignal -a -s HUP pmcd
+	n=0
+	while [ "$(cat /sys/module/skl_uncore/refcnt)" = 0 ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+fi
+exec /tmp/kmod/modprobe "$@"
+EOF
+chmod +x $R/usr/sbin/modprobe
+rm -f $R/tmp/pmcd-restarted
+pmda_pid=$(inroot "pgrep -x pmdaperfevent")
+t0=$(now_ms)
+inroot "skl-uncore-pcp reload" > /tmp/race.log 2>&1
+rc=$?
+t1=$(now_ms)
+mv $R/usr/sbin/modprobe.away $R/usr/sbin/modprobe
+sed 's/^/# /' /tmp/race.log
+echo "# reload with pmcd's own restart in it: $((t1 - t0)) ms"
+check "reload while pmcd starts the PMDA again by itself: exit 0, reloaded, the PMDA a new process" "yes 0 1 new" \
+	"$([ -e $R/tmp/pmcd-restarted ] && echo yes) $rc $(grep -c '^skl-uncore-pcp: skl_uncore reloaded$' /tmp/race.log) $(p=$(inroot "pgrep -x pmdaperfevent"); [ -n "$p" ] && [ "$p" != "$pmda_pid" ] && echo new)"
+values /tmp/v11
+inject_all race
+values /tmp/v12
+check "after it: each counter advanced by exactly the injection" \
+	"$(tr '\n' ';' < /tmp/race.want)" "$(delta /tmp/v11 /tmp/v12 | tr '\n' ';')"
+
+# --- a reload while another perf client holds the module: refused, PCP collecting again ------
+perf stat -a -e uncore_imc/data_reads/ -- sleep 60 > /dev/null 2>&1 &
+perf_pid=$!
+n=0
+until [ "$(cat /sys/module/skl_uncore/refcnt)" != 0 ] && [ -n "$(inroot "pgrep -x pmdaperfevent")" ] || [ $n -ge 20 ]; do
+	sleep 0.5
+	n=$((n + 1))
+done
+type1=$(cat $DEV/uncore_imc/type)
+inroot "skl-uncore-pcp reload" > /tmp/held.log 2>&1
+rc=$?
+sed 's/^/# /' /tmp/held.log
+check "reload while perf stat holds an IMC event: exit 1, the reason in one line, the module as it was, the PMDA running" \
+	"1 1 live $type1 yes" \
+	"$rc $(grep -c 'in use by another perf client' /tmp/held.log) $(cat /sys/module/skl_uncore/initstate) $(cat $DEV/uncore_imc/type) $([ -n "$(inroot "pgrep -x pmdaperfevent")" ] && echo yes)"
+kill -INT $perf_pid 2> /dev/null
+wait $perf_pid 2> /dev/null
+values /tmp/v9
+inject_all heldperf
+values /tmp/v10
+check "after the refused reload: each counter advanced by exactly the injection" \
+	"$(tr '\n' ';' < /tmp/heldperf.want)" "$(delta /tmp/v9 /tmp/v10 | tr '\n' ';')"
+
 # --- a closed PMU: the module gone, the PMDA started without it --------------------------------
 inroot "kill \$(pgrep -x pmdaperfevent)"
 sleep 1
 inroot "modprobe -r skl_uncore"
 check "with the PMDA stopped the module unloads" "0 no" "$? $([ -d /sys/module/skl_uncore ] && echo yes || echo no)"
+inroot "skl-uncore-pcp reload --if-built" > /tmp/ifbuilt.log 2>&1
+check "reload --if-built with the module not loaded: exit 0, one line, nothing loaded" "0 1 no" \
+	"$? $(grep -c . /tmp/ifbuilt.log) $([ -d /sys/module/skl_uncore ] && echo yes || echo no)"
+sed 's/^/# /' /tmp/ifbuilt.log
 inroot "skl-uncore-pcp restart-pmda" > /dev/null 2>&1
 r=$(inroot "pmprobe -v $P.uncore_imc.data_reads.value" 2>&1)
 echo "# closed PMU: $r"
 check "closed PMU: no value (an error), never a 0" "yes" \
 	"$(echo "$r" | awk '{ print ($2 < 0 ? "yes" : "no (" $0 ")") }')"
-inroot "modprobe skl_uncore && skl-uncore-pcp restart-pmda" > /dev/null 2>&1
+# A late load, PCP running: the package's modprobe.d rule restarts the PMDA, nobody else.
+pmda_pid=$(inroot "pgrep -x pmdaperfevent")
+inroot "modprobe skl_uncore" > /tmp/late.log 2>&1
+rc=$?
+sed 's/^/# /' /tmp/late.log
+check "modprobe skl_uncore with the PMDA running: exit 0, silent, the PMDA a new process (modprobe.d's rule)" "0 0 new" \
+	"$rc $(grep -c . /tmp/late.log) $(p=$(inroot "pgrep -x pmdaperfevent"); [ -n "$p" ] && [ "$p" != "$pmda_pid" ] && echo new)"
 values /tmp/v7
 inject_all back
 values /tmp/v8
-check "module back, PMDA restarted: each counter advanced by exactly the injection" \
+check "after the late load: each counter advanced by exactly the injection" \
 	"$(tr '\n' ';' < /tmp/back.want)" "$(delta /tmp/v7 /tmp/v8 | tr '\n' ';')"
+pmda_pid=$(inroot "pgrep -x pmdaperfevent")
+inroot "modprobe skl_uncore"
+check "modprobe skl_uncore again (loaded): exit 0, the PMDA left alone" "0 $pmda_pid" "$? $(inroot "pgrep -x pmdaperfevent")"
 
 # --- bad event strings --------------------------------------------------------------------------
 perf stat -a -e uncore_imc/event=0x1,umask=0x1/ -- true > /tmp/bad1.txt 2>&1
