@@ -7,7 +7,8 @@
 # backdoor (skl-inject, skl-silicon) outside it.
 #
 #   skl_uncore_pcp.sh ours     skl_uncore: every metric, exact counts, pmproxy, pmlogger and
-#                              pmrep :skl-uncore, the configured rates, reload, bad input
+#                              pmrep :skl-uncore, the configured rates, multiplexing, reload,
+#                              bad input
 #   skl_uncore_pcp.sh intel    Linux's intel_uncore under the same configuration: what PCP
 #                              is offered and collects
 . /selftests/lib.sh
@@ -301,6 +302,7 @@ for n in 0 1 2 3; do near "archive: LLC slice $n miss ratio" "$(col "cbox_$n.mis
 check "archive: no value for slice 4, which the part lacks" "" "$(col "cbox_4.miss_ratio" /tmp/rep2.csv)"
 echo "# pmrep columns: $(head -n1 /tmp/rep.csv)"
 
+. /selftests/skl_uncore_pcp_mux.sh
 . /selftests/skl_uncore_pcp_reload.sh
 inroot "skl-uncore-pcp disable" > /tmp/disable.log 2>&1
 check "skl-uncore-pcp disable: exit 0, pcp's perfevent.conf back byte for byte" "0 same" \
