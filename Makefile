@@ -7,7 +7,7 @@
 #                 (lockdep; KASAN+KFENCE); ends "N passed, N failed"
 #   make stress   the long stress runs (fuzzing, load cycles, hotplug, wrap soak), ~30 min
 #   make bench    hardware accesses per perf operation beside Linux's, read latency, timer
-#                 wakeups, footprint (figures, not tests)
+#                 wakeups, footprint, what PCP collection costs a host (figures, not tests)
 #   make install  build against the running kernel, install skl_uncore.ko into its module tree
 #                 (autoloaded at boot) and /etc/modprobe.d/skl-uncore.conf (modprobe.conf:
 #                 skl_uncore in place of intel_uncore where it loads); honours DESTDIR,
