@@ -189,6 +189,30 @@ r=$(inroot "pmprobe -v $P.uncore_imc.data_reads.value" 2>&1)
 echo "# closed PMU: $r"
 check "closed PMU: no value (an error), never a 0" "yes" \
 	"$(echo "$r" | awk '{ print ($2 < 0 ? "yes" : "no (" $0 ")") }')"
+# A load when the PMDA's restart fails: the load stands and the failure is said (the
+# modprobe.d rule's `|| true`); udev's modprobe intel_uncore, whose rule hides skl_uncore's
+# errors, does not then try intel_uncore beside it.
+mkdir -p $R/lib/modules/$krel/kernel/arch/x86/events/intel
+cp /lib/skl/intel-uncore.ko $R/lib/modules/$krel/kernel/arch/x86/events/intel/
+mv $R/usr/sbin/skl-uncore-pcp $R/tmp/skl-uncore-pcp.real
+printf '#!/bin/sh\necho "skl-uncore-pcp: stand-in: the PMDA did not restart" >&2\nexit 1\n' \
+	> $R/usr/sbin/skl-uncore-pcp
+chmod +x $R/usr/sbin/skl-uncore-pcp
+inroot "depmod $krel && modprobe intel_uncore" > /tmp/udev.log 2>&1
+rc=$?
+sed 's/^/# /' /tmp/udev.log
+check "modprobe intel_uncore, the PMDA's restart failing: exit 0, skl_uncore in, intel_uncore not" \
+	"0 live no" \
+	"$rc $(cat /sys/module/skl_uncore/initstate 2>/dev/null) $([ -d /sys/module/intel_uncore ] && echo yes || echo no)"
+inroot "modprobe -r skl_uncore && modprobe skl_uncore" > /tmp/failpmda.log 2>&1
+rc=$?
+sed 's/^/# /' /tmp/failpmda.log
+check "modprobe skl_uncore, the PMDA's restart failing: exit 0, the failure said once, skl_uncore in" \
+	"0 1 live" "$rc $(grep -c 'stand-in' /tmp/failpmda.log) $(cat /sys/module/skl_uncore/initstate 2>/dev/null)"
+mv $R/tmp/skl-uncore-pcp.real $R/usr/sbin/skl-uncore-pcp
+inroot "modprobe -r skl_uncore"
+check "the PMDA not restarted holds no event: the module unloads" "0 no" \
+	"$? $([ -d /sys/module/skl_uncore ] && echo yes || echo no)"
 # A late load, PCP running: the package's modprobe.d rule restarts the PMDA, nobody else.
 pmda_pid=$(inroot "pgrep -x pmdaperfevent")
 inroot "modprobe skl_uncore" > /tmp/late.log 2>&1
