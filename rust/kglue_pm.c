@@ -6,6 +6,7 @@
  */
 
 #include <linux/device.h>
+#include <linux/err.h>
 #include <linux/platform_device.h>
 #include <linux/pm.h>
 #include <linux/slab.h>
@@ -78,12 +79,13 @@ void *skl_glue_idle_register(void (*suspend)(void *data), void (*resume)(void *d
 			     void *data)
 {
 	struct skl_idle *s;
+	int err;
 
 	if (skl_idle)
-		return NULL;
+		return ERR_PTR(-EBUSY);
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	s->suspend = suspend;
 	s->resume = resume;
 	s->data = data;
@@ -92,18 +94,21 @@ void *skl_glue_idle_register(void (*suspend)(void *data), void (*resume)(void *d
 	s->drv.driver.name = KBUILD_MODNAME;
 	s->drv.driver.pm = &s->ops;
 	skl_idle = s;
-	if (platform_driver_register(&s->drv))
+	err = platform_driver_register(&s->drv);
+	if (err)
 		goto free;
 	s->pdev = platform_device_register_simple(KBUILD_MODNAME, PLATFORM_DEVID_NONE, NULL, 0);
-	if (IS_ERR(s->pdev))
+	if (IS_ERR(s->pdev)) {
+		err = PTR_ERR(s->pdev);
 		goto unregister;
+	}
 	return s;
 unregister:
 	platform_driver_unregister(&s->drv);
 free:
 	skl_idle = NULL;
 	kfree(s);
-	return NULL;
+	return ERR_PTR(err);
 }
 
 void skl_glue_idle_unregister(void *handle)

@@ -12,7 +12,7 @@
 
 use core::ffi::c_void;
 
-use kernel::{ffi::c_int, prelude::*, sync::Arc};
+use kernel::{error::from_err_ptr, ffi::c_int, prelude::*, sync::Arc};
 
 use super::perf_sys as sys;
 
@@ -52,12 +52,9 @@ impl<T: PmOps> Sleep<T> {
         let data = Arc::as_ptr(&this.ops).cast_mut().cast::<c_void>();
         // SAFETY: The callbacks have the glue's prototypes; `data` stays valid while `ops` is
         // held, which is until the registration is dropped.
-        this.idle = unsafe {
+        this.idle = from_err_ptr(unsafe {
             sys::skl_glue_idle_register(Some(idle_suspend_cb::<T>), Some(idle_resume_cb::<T>), data)
-        };
-        if this.idle.is_null() {
-            return Err(ENOMEM);
-        }
+        })?;
         // INVARIANT: registered with `data` pointing to `ops`.
         Ok(this)
     }
