@@ -4,21 +4,17 @@
 
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
+#include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/device.h>
-#include <linux/io.h>
-#include <linux/kconfig.h>
+#include <linux/gfp.h>
 #include <linux/mod_devicetable.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/perf_event.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
-#include <linux/cpumask.h>
-#include <linux/gfp.h>
-#include <linux/perf_event.h>
 #include <linux/spinlock.h>
-#include <linux/suspend.h>
 #include <linux/topology.h>
 #include <linux/workqueue.h>
 #include <asm/cpu_device_id.h>
@@ -105,11 +101,6 @@ int skl_glue_call_on_package(unsigned int pkg, void (*fn)(void *info), void *inf
 	return -ENODEV;
 }
 
-unsigned int skl_glue_current_cpu(void)
-{
-	return raw_smp_processor_id();
-}
-
 bool skl_glue_this_cpu_active(void)
 {
 	return cpu_active(raw_smp_processor_id());
@@ -146,16 +137,6 @@ void skl_glue_raw_spin_unlock_irqrestore(raw_spinlock_t *lock, unsigned long fla
 void skl_glue_csd_init(call_single_data_t *csd, void (*func)(void *info), void *info)
 {
 	INIT_CSD(csd, func, info);
-}
-
-int skl_glue_csd_send(unsigned int cpu, call_single_data_t *csd)
-{
-	return smp_call_function_single_async(cpu, csd);
-}
-
-void skl_glue_store_release(int *p, int val)
-{
-	smp_store_release(p, val);
 }
 
 #ifdef SKL_GLUE_SIM
@@ -234,11 +215,6 @@ void skl_glue_offline_delay_end(void)
 }
 #endif
 
-int skl_glue_wrmsr_on_cpu(unsigned int cpu, u32 msr, u64 val)
-{
-	return wrmsrq_safe_on_cpu(cpu, msr, val);
-}
-
 int skl_glue_host_bridge_read(u16 *vendor, u16 *device, u16 offset, u32 *val)
 {
 	struct pci_dev *pdev = pci_get_domain_bus_and_slot(0, 0, PCI_DEVFN(0, 0));
@@ -251,21 +227,6 @@ int skl_glue_host_bridge_read(u16 *vendor, u16 *device, u16 offset, u32 *val)
 	ret = pci_read_config_dword(pdev, offset, val);
 	pci_dev_put(pdev);
 	return ret ? -EIO : 0;
-}
-
-void __iomem *skl_glue_ioremap(u64 phys, size_t size)
-{
-	return ioremap(phys, size);
-}
-
-void skl_glue_iounmap(void __iomem *addr)
-{
-	iounmap(addr);
-}
-
-u32 skl_glue_readl(const void __iomem *base, u32 offset)
-{
-	return readl(base + offset);
 }
 
 /*
@@ -316,16 +277,6 @@ bool skl_glue_module_loaded(const char *name)
 	loaded = container_of(kobj, struct module_kobject, kobj)->mod != NULL;
 	kobject_put(kobj);
 	return loaded;
-}
-
-int skl_glue_intel_uncore_config(void)
-{
-	/* The module is built against the running kernel's .config. */
-	if (IS_BUILTIN(CONFIG_PERF_EVENTS_INTEL_UNCORE))
-		return 'y';
-	if (IS_MODULE(CONFIG_PERF_EVENTS_INTEL_UNCORE))
-		return 'm';
-	return 'n';
 }
 
 /*
@@ -411,12 +362,6 @@ void skl_glue_unblock_intel_uncore(void)
 }
 
 #ifdef SKL_GLUE_SIM
-/* The simulator's wake-up from suspend-to-idle: what a wake-up interrupt does. */
-void skl_glue_system_wakeup(void)
-{
-	pm_system_wakeup();
-}
-
 bool skl_glue_in_nmi(void)
 {
 	return in_nmi();

@@ -25,10 +25,8 @@ int skl_glue_cpu_package(unsigned int cpu);
 unsigned int skl_glue_max_packages(void);
 unsigned int skl_glue_cores_per_package(void);
 
-/* The first active (online, not going down) CPU of logical package @pkg, or -1; the CPU we
- * run on. */
+/* The first active (online, not going down) CPU of logical package @pkg, or -1. */
 int skl_glue_online_cpu_in_package(unsigned int pkg);
-unsigned int skl_glue_current_cpu(void);
 /* Runs @fn(@info) on an online CPU of package @pkg with interrupts off and waits for it; a CPU
  * gone offline before the call is retried on the next. No lock taken. The CPU, or -ENODEV. */
 int skl_glue_call_on_package(unsigned int pkg, void (*fn)(void *info), void *info);
@@ -50,13 +48,8 @@ void skl_glue_raw_spin_unlock_irqrestore(struct raw_spinlock *lock, unsigned lon
 
 struct __call_single_data;
 
-/* A cross-CPU call that may be sent from hard irq: INIT_CSD() and
- * smp_call_function_single_async() (-EBUSY while the previous one is in flight). */
+/* INIT_CSD(): a cross-CPU call that smp_call_function_single_async() may send from hard irq. */
 void skl_glue_csd_init(struct __call_single_data *csd, void (*func)(void *info), void *info);
-int skl_glue_csd_send(unsigned int cpu, struct __call_single_data *csd);
-/* smp_store_release(@p, @val): the last access of an IPI handler to the object holding @p,
- * through no Rust reference (the object may be freed as soon as the store is seen). */
-void skl_glue_store_release(int *p, int val);
 /* Simulator only, a test hook: calls @fn(@data) from a work item @ms later (-EBUSY while one
  * is pending); flush waits for it. */
 int skl_glue_defer(void (*fn)(void *data), void *data, unsigned int ms);
@@ -75,33 +68,22 @@ void skl_glue_syscore_unregister(void *handle);
 /* Suspend-to-idle callbacks, from a device's noirq PM callbacks (a platform device and driver
  * named after the module): suspend runs in suspend_noirq when the target is s2idle, resume in
  * resume_noirq after a suspend that ran. Process context, every CPU online. One per module.
- * Returns a handle for unregister, or NULL on failure. */
+ * Returns a handle for unregister, or an ERR_PTR: -EBUSY if the module has one already,
+ * -ENOMEM, or what registering the platform driver or device returned. */
 void *skl_glue_idle_register(void (*suspend)(void *data), void (*resume)(void *data),
 			     void *data);
 void skl_glue_idle_unregister(void *handle);
 
-/* WRMSR on @cpu, from process context (may sleep). */
-int skl_glue_wrmsr_on_cpu(unsigned int cpu, u32 msr, u64 val);
-
 /* PCI 0:0.0's vendor and device IDs and the dword at @offset of its configuration space,
  * read without binding a driver to it. -ENODEV if there is no such device. */
 int skl_glue_host_bridge_read(u16 *vendor, u16 *device, u16 offset, u32 *val);
-
-/* ioremap()/iounmap() of MCHBAR and a 32-bit read in it. */
-void __iomem *skl_glue_ioremap(u64 phys, size_t size);
-void skl_glue_iounmap(void __iomem *addr);
-u32 skl_glue_readl(const void __iomem *base, u32 offset);
 
 /* Whether a perf PMU named @name is registered (by another driver): 1, 0 or -errno. Neither
  * this nor the next looks up a path: the caller's mount namespace does not matter. */
 int skl_glue_pmu_name_taken(const char *name);
 /* Whether the loadable module @name is loaded (a built-in is never). */
 bool skl_glue_module_loaded(const char *name);
-/* CONFIG_PERF_EVENTS_INTEL_UNCORE of the kernel built against: 'y', 'm' or 'n'. */
-int skl_glue_intel_uncore_config(void);
 
-/* Simulator only: ends a suspend-to-idle, as a wake-up interrupt does. */
-void skl_glue_system_wakeup(void);
 /* Simulator only: in_nmi() (a read in NMI cannot wait for the model's lock). */
 bool skl_glue_in_nmi(void);
 

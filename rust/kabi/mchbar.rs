@@ -4,11 +4,12 @@
 //!
 //! 7.3's Rust can map a BAR of a bound PCI device, but MCHBAR is a configuration register of
 //! 0:0.0, which the driver must not bind (`ie31200_edac` may own it): the C glue reads the
-//! configuration with `pci_get_domain_bus_and_slot` and maps the window with `ioremap`.
+//! configuration with `pci_get_domain_bus_and_slot`, and the window is mapped with `ioremap`
+//! (`kernel::io::IoMem` needs a bound device; 7.2's and 7.3's `Mmio` differ in shape).
 
 use core::ptr::NonNull;
 
-use kernel::{error::to_result, ffi::c_void, prelude::*};
+use kernel::{bindings, error::to_result, ffi::c_void, prelude::*};
 
 use super::perf_sys as sys;
 
@@ -48,7 +49,7 @@ impl IoMap {
     /// pop a FIFO or wake a device.
     pub(crate) unsafe fn new(phys: u64, size: usize) -> Result<Self> {
         // SAFETY: `ioremap` refuses system RAM and returns NULL on failure, which is checked.
-        let addr = unsafe { sys::skl_glue_ioremap(phys, size) };
+        let addr = unsafe { bindings::ioremap(phys, size) };
         // INVARIANT: a successful mapping of `size` bytes.
         Ok(Self {
             addr: NonNull::new(addr).ok_or(ENOMEM)?,
@@ -63,13 +64,13 @@ impl IoMap {
             return Err(EINVAL);
         }
         // SAFETY: `offset` is aligned and inside the mapping (invariant).
-        Ok(unsafe { sys::skl_glue_readl(self.addr.as_ptr(), offset) })
+        Ok(unsafe { bindings::readl(self.addr.as_ptr().add(off)) })
     }
 }
 
 impl Drop for IoMap {
     fn drop(&mut self) {
         // SAFETY: Mapped by `new` (invariant), unmapped once here.
-        unsafe { sys::skl_glue_iounmap(self.addr.as_ptr()) };
+        unsafe { bindings::iounmap(self.addr.as_ptr()) };
     }
 }

@@ -87,7 +87,7 @@ impl Drop for OfflineDelay {
 pub(crate) fn system_wakeup() {
     // SAFETY: `pm_system_wakeup` may be called from any context; outside a suspend it only
     // counts a wake-up event.
-    unsafe { sys::skl_glue_system_wakeup() }
+    unsafe { kernel::bindings::pm_system_wakeup() }
 }
 
 #[cfg(not(skl_sim))]
@@ -111,9 +111,9 @@ pub(crate) fn wrmsr(msr: UncoreMsr, val: u64) -> Result {
 #[cfg(not(skl_sim))]
 /// Writes the uncore PMU register `msr` on CPU `cpu` (process context: it may sleep).
 pub(crate) fn wrmsr_on_cpu(cpu: CpuId, msr: UncoreMsr, val: u64) -> Result {
-    // SAFETY: As for `wrmsr`; `cpu` is a possible CPU (`CpuId`), and the glue fails cleanly if
-    // it is offline and waits for the remote write.
-    to_result(unsafe { sys::skl_glue_wrmsr_on_cpu(cpu.as_u32(), msr.addr(), val) })
+    // SAFETY: As for `wrmsr`; `cpu` is a possible CPU (`CpuId`). `wrmsrq_safe_on_cpu` fails
+    // cleanly if it is offline, and waits for the remote write.
+    to_result(unsafe { kernel::bindings::wrmsrq_safe_on_cpu(cpu.as_u32(), msr.addr(), val) })
 }
 
 #[cfg(not(skl_sim))]
@@ -185,13 +185,14 @@ pub(crate) enum IntelUncoreConfig {
     Absent,
 }
 
-/// `CONFIG_PERF_EVENTS_INTEL_UNCORE` of this kernel.
+/// `CONFIG_PERF_EVENTS_INTEL_UNCORE` of the kernel this module was built against.
 pub(crate) fn intel_uncore_config() -> IntelUncoreConfig {
-    // SAFETY: Returns a constant.
-    match u8::try_from(unsafe { sys::skl_glue_intel_uncore_config() }) {
-        Ok(b'y') => IntelUncoreConfig::BuiltIn,
-        Ok(b'm') => IntelUncoreConfig::Module,
-        _ => IntelUncoreConfig::Absent,
+    if cfg!(CONFIG_PERF_EVENTS_INTEL_UNCORE = "y") {
+        IntelUncoreConfig::BuiltIn
+    } else if cfg!(CONFIG_PERF_EVENTS_INTEL_UNCORE = "m") {
+        IntelUncoreConfig::Module
+    } else {
+        IntelUncoreConfig::Absent
     }
 }
 

@@ -32,7 +32,7 @@ use kernel::{
     prelude::*,
     static_lock_class,
     sync::{
-        atomic::{ordering, Atomic},
+        atomic::{self, ordering, Atomic},
         Arc,
     },
     task::might_sleep,
@@ -382,8 +382,9 @@ impl<T: PackageWork> HrTimerCallback for Poller<T> {
                     HOMINGS_SENT.add(1, ordering::Relaxed);
                     // SAFETY: `csd` was initialised in `new` and is idle (`homing` was 0);
                     // the poller outlives the IPI (`stop` waits for `homing`).
-                    let ret =
-                        unsafe { sys::skl_glue_csd_send(cpu.as_u32(), this.csd.get().cast()) };
+                    let ret = unsafe {
+                        bindings::smp_call_function_single_async(cpu.into(), this.csd.get())
+                    };
                     if ret != 0 {
                         HOMINGS_SENT.fetch_sub(1, ordering::Relaxed);
                     }
@@ -473,8 +474,9 @@ unsafe extern "C" fn ipi_finish<T: PackageWork>(info: *mut c_void) {
         HOMINGS.fetch_add(1, ordering::Release);
         this.homing.as_ptr()
     };
-    // SAFETY: `homing` points into the poller, still alive: this store is what lets `stop`
-    // return, and the poller be freed. No reference to it is live across the store, and
-    // nothing reads it after.
-    unsafe { sys::skl_glue_store_release(homing, 0) };
+    // SAFETY: `homing` points into the poller, still alive, and is aligned (an `Atomic<i32>`
+    // field); every other access to it is atomic. This store is what lets `stop` return and
+    // the poller be freed: the `Atomic` reference `atomic_store` makes of the pointer ends with
+    // its (inlined) call, and nothing here touches the poller after it.
+    unsafe { atomic::atomic_store(homing, 0, ordering::Release) };
 }
