@@ -303,14 +303,18 @@ impl Driver {
         for (slot, &(unit, box_idx)) in slots.iter().enumerate() {
             let name = CString::try_from_fmt(fmt!("{}", PmuName(unit, box_idx)))?;
             let pmu = UncorePmu::new(&this.engine, unit, box_idx, slot)?;
-            let reg = KBox::pin_init(PmuRegistration::register(name, pmu, module), GFP_KERNEL)
-                .inspect_err(|e| {
-                    pr_err!(
-                        "{}: perf_pmu_register failed: {:?}\n",
-                        PmuName(unit, box_idx),
-                        e
-                    );
-                })?;
+            let scope = pmu.scope();
+            let reg = KBox::pin_init(
+                PmuRegistration::register(name, scope, pmu, module),
+                GFP_KERNEL,
+            )
+            .inspect_err(|e| {
+                pr_err!(
+                    "{}: perf_pmu_register failed: {:?}\n",
+                    PmuName(unit, box_idx),
+                    e
+                );
+            })?;
             this.engine.pmus.lock().push(reg, GFP_KERNEL)?;
         }
         Ok(this)

@@ -10,7 +10,9 @@ use super::{
     Engine, Why,
 };
 use crate::kabi::{
-    perf::{Event, InitEvent, PmuOps, ReadEvent, EF_START, EF_UPDATE, HES_STOPPED, HES_UPTODATE},
+    perf::{
+        Event, InitEvent, PmuOps, ReadEvent, Scope, EF_START, EF_UPDATE, HES_STOPPED, HES_UPTODATE,
+    },
     platform,
     sysfs::{PmuAttrs, StrAttr},
 };
@@ -87,6 +89,17 @@ impl UncorePmu {
         PmuName(self.unit, self.box_idx)
     }
 
+    /// The PMU's scope. A real machine has one MCHBAR, which one context must count once. The
+    /// simulator keeps a context per package (its hotplug tests move an IMC event within
+    /// package 1), each reading the machine's one simulated IMC.
+    pub(super) fn scope(&self) -> Scope {
+        if !cfg!(skl_sim) && self.unit.kind.machine_wide() {
+            Scope::System
+        } else {
+            Scope::Package
+        }
+    }
+
     /// The package of an event (on its package's scope CPU since `event_init`).
     fn package_of(&self, ev: &Event) -> &Arc<Package> {
         self.package_of_cpu(ev.cpu())
@@ -130,16 +143,10 @@ impl UncorePmu {
     }
 }
 
+#[vtable]
 impl PmuOps for UncorePmu {
     fn attrs(&self) -> &PmuAttrs {
         &self.attrs
-    }
-
-    // A real machine has one MCHBAR, which one context must count once. The simulator keeps
-    // a context per package (its hotplug tests move an IMC event within package 1), each
-    // reading the machine's one simulated IMC.
-    fn machine_wide(&self) -> bool {
-        !cfg!(skl_sim) && self.unit.kind.machine_wide()
     }
 
     fn event_init(&self, ev: &InitEvent) -> Result {

@@ -12,14 +12,18 @@
 //!
 //! ```ignore
 //! struct Counter;
+//! #[vtable]
 //! impl PmuOps for Counter {
 //!     fn attrs(&self) -> &PmuAttrs { ... }
 //!     fn event_init(&self, ev: &InitEvent) -> Result { ev.set_hw_config(0); Ok(()) }
 //!     fn add(&self, ev: &Event, flags: u32) -> Result { ... }
 //!     fn read(&self, ev: &ReadEvent) { ev.add_count(...) }
-//!     // del, start, stop, pmu_enable, pmu_disable
+//!     // del, start, stop; pmu_enable and pmu_disable if the PMU needs them
 //! }
-//! let reg = KBox::pin_init(PmuRegistration::register(name, Counter, module), GFP_KERNEL)?;
+//! let reg = KBox::pin_init(
+//!     PmuRegistration::register(name, Scope::Package, Counter, module),
+//!     GFP_KERNEL,
+//! )?;
 //! ```
 
 mod event;
@@ -27,7 +31,7 @@ mod event;
 use core::marker::PhantomPinned;
 
 use kernel::{
-    error::{to_result, Error},
+    error::{to_result, Error, VTABLE_DEFAULT_ERROR},
     ffi::c_int,
     prelude::*,
     str::CString,
@@ -48,17 +52,34 @@ pub(crate) const HES_STOPPED: u32 = sys::PERF_HES_STOPPED;
 /// The count is up to date with the hardware.
 pub(crate) const HES_UPTODATE: u32 = sys::PERF_HES_UPTODATE;
 
-/// `PERF_PMU_SCOPE_PKG`: perf keeps the `cpumask` (one CPU per package), moves the events
-/// when that CPU goes offline, and lets any CPU of the package read them.
-const SCOPE_PKG: u32 = sys::perf_pmu_scope_PERF_PMU_SCOPE_PKG;
-/// `PERF_PMU_SCOPE_SYS_WIDE`: as [`SCOPE_PKG`], with one CPU for the whole machine.
-const SCOPE_SYS_WIDE: u32 = sys::perf_pmu_scope_PERF_PMU_SCOPE_SYS_WIDE;
+/// Which CPUs share a PMU's counters (`pmu->scope`): perf keeps its `cpumask`, one CPU per
+/// scope, installs every event there, moves the events when that CPU goes offline, and lets
+/// any CPU of the scope read them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Scope {
+    /// `PERF_PMU_SCOPE_PKG`: one context per package.
+    Package,
+    /// `PERF_PMU_SCOPE_SYS_WIDE`: one context for the whole machine.
+    System,
+}
+
+impl Scope {
+    fn raw(self) -> u32 {
+        match self {
+            Self::Package => sys::perf_pmu_scope_PERF_PMU_SCOPE_PKG,
+            Self::System => sys::perf_pmu_scope_PERF_PMU_SCOPE_SYS_WIDE,
+        }
+    }
+}
 
 /// What a PMU does; perf's callbacks land here.
 ///
-/// The PMU has package scope and no task context: every event is a CPU event, installed in
-/// the context of one CPU of its package (the PMU's `cpumask`), and moved by perf to another
-/// CPU of the package when that one goes offline (`del` on the old CPU, `add` on the new).
+/// The PMU has a [`Scope`] and no task context: every event is a CPU event, installed in the
+/// context of one CPU of its scope (the PMU's `cpumask`), and moved by perf to another CPU of
+/// the scope when that one goes offline (`del` on the old CPU, `add` on the new).
+///
+/// `pmu_disable` and `pmu_enable` are optional (`#[vtable]`), both or neither: without them
+/// perf's own no-ops bracket the scheduling.
 ///
 /// # Context
 ///
@@ -75,11 +96,13 @@ const SCOPE_SYS_WIDE: u32 = sys::perf_pmu_scope_PERF_PMU_SCOPE_SYS_WIDE;
 ///   implementation may not wait for any lock the scheduling callbacks take (the interrupted
 ///   code may hold it), nor allocate.
 /// - `pmu_disable` and `pmu_enable` bracket the scheduling of this PMU on the calling CPU,
-///   any CPU, with interrupts off; they nest per CPU, and several CPUs may be inside at once.
+///   any CPU, with interrupts off; perf counts their nesting per CPU and calls only the
+///   outermost, and several CPUs may be inside at once.
 ///
 /// None of them may sleep or take a sleeping lock, nor Rust's `SpinLock` (a sleeping lock
 /// under `PREEMPT_RT`, which lockdep's raw-lock nesting check rejects there), except
 /// `event_init`.
+#[vtable]
 pub(crate) trait PmuOps: Sync {
     /// The PMU's sysfs groups (`format/`, `events/`, `cpumask`).
     fn attrs(&self) -> &super::sysfs::PmuAttrs;
@@ -98,12 +121,12 @@ pub(crate) trait PmuOps: Sync {
     /// NMI included, concurrently with the other callbacks on another CPU.
     fn read(&self, ev: &ReadEvent);
     /// Perf starts (re)scheduling this PMU on the calling CPU.
-    fn pmu_disable(&self);
+    fn pmu_disable(&self) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
     /// Perf is done (re)scheduling on the calling CPU: program what changed.
-    fn pmu_enable(&self);
-    /// One PMU context for the whole machine (its `cpumask` one CPU), not one per package.
-    fn machine_wide(&self) -> bool {
-        false
+    fn pmu_enable(&self) {
+        build_error!(VTABLE_DEFAULT_ERROR)
     }
 }
 
@@ -134,12 +157,20 @@ unsafe impl<T: PmuOps> Sync for PmuRegistration<T> {}
 const INVALID_CONTEXT: c_int = sys::perf_event_task_context_perf_invalid_context;
 
 impl<T: PmuOps> PmuRegistration<T> {
-    /// Registers a PMU named `name`, with the sysfs groups of `ops.attrs()`.
+    /// Registers a PMU named `name` of scope `scope`, with the sysfs groups of `ops.attrs()`.
     pub(crate) fn register(
         name: CString,
+        scope: Scope,
         ops: T,
         module: &'static ThisModule,
     ) -> impl PinInit<Self, Error> {
+        // Perf tests `pmu_enable` alone: with it and without `pmu_disable`, it would call NULL.
+        const {
+            assert!(
+                T::HAS_PMU_ENABLE == T::HAS_PMU_DISABLE,
+                "PmuOps: pmu_enable and pmu_disable go together"
+            )
+        };
         try_pin_init!(Self {
             pmu <- Opaque::zeroed(),
             ops,
@@ -156,11 +187,7 @@ impl<T: PmuOps> PmuRegistration<T> {
             unsafe {
                 (*raw).module = module.as_ptr();
                 (*raw).task_ctx_nr = INVALID_CONTEXT;
-                (*raw).scope = if this.ops.machine_wide() {
-                    SCOPE_SYS_WIDE
-                } else {
-                    SCOPE_PKG
-                };
+                (*raw).scope = scope.raw();
                 // Perf rejects exclude_* bits itself: the uncore cannot tell who caused an
                 // event.
                 (*raw).capabilities = sys::PERF_PMU_CAP_NO_EXCLUDE as c_int;
@@ -171,8 +198,17 @@ impl<T: PmuOps> PmuRegistration<T> {
                 (*raw).start = Some(start_cb::<T>);
                 (*raw).stop = Some(stop_cb::<T>);
                 (*raw).read = Some(read_cb::<T>);
-                (*raw).pmu_enable = Some(pmu_enable_cb::<T>);
-                (*raw).pmu_disable = Some(pmu_disable_cb::<T>);
+                // NULL: perf's own no-ops.
+                (*raw).pmu_enable = if T::HAS_PMU_ENABLE {
+                    Some(pmu_enable_cb::<T>)
+                } else {
+                    None
+                };
+                (*raw).pmu_disable = if T::HAS_PMU_DISABLE {
+                    Some(pmu_disable_cb::<T>)
+                } else {
+                    None
+                };
                 to_result(sys::perf_pmu_register(raw, this.name.as_char_ptr(), -1))?;
             }
             // SAFETY: Only a plain field is written; nothing is moved out of the pinned value.
