@@ -45,6 +45,8 @@ impl ReadEvent {
     pub(super) unsafe fn from_raw<'a>(ptr: *mut sys::perf_event) -> &'a Self {
         // SAFETY: `ReadEvent` is a transparent wrapper of `perf_event`; the caller guarantees
         // the lifetime.
+        // INVARIANT: A live event, alive for the borrow (the caller's guarantee); what
+        // `ReadEvent` reaches of it, perf only accesses atomically once it is installed.
         unsafe { &*ptr.cast::<Self>() }
     }
 
@@ -103,6 +105,8 @@ impl Event {
     pub(super) unsafe fn from_raw<'a>(ptr: *mut sys::perf_event) -> &'a Self {
         // SAFETY: `Event` is a transparent wrapper of `ReadEvent`, itself of `perf_event`; the
         // caller guarantees the lifetime and the context (type invariant).
+        // INVARIANT: The caller's guarantee: a live event, borrowed no longer than a callback
+        // that holds its context lock on its CPU.
         unsafe { &*ptr.cast::<Self>() }
     }
 
@@ -258,6 +262,8 @@ impl InitEvent {
     /// `ptr` points to an event in `event_init`, live for `'a`.
     pub(super) unsafe fn from_raw<'a>(ptr: *mut sys::perf_event) -> &'a Self {
         // SAFETY: `InitEvent` is a transparent wrapper of `Event`, itself of `perf_event`.
+        // INVARIANT: `Event`'s, as its `from_raw` allows for an event in `event_init`, which
+        // the caller guarantees.
         unsafe { &*ptr.cast::<Self>() }
     }
 
@@ -348,6 +354,8 @@ impl GroupMember {
     unsafe fn from_raw<'a>(ptr: *mut sys::perf_event) -> &'a Self {
         // SAFETY: `GroupMember` is a transparent wrapper of `Event`; the caller guarantees the
         // lifetime.
+        // INVARIANT: A member of the group `for_each_in_group` walks under the context mutex,
+        // borrowed for its callback (the caller's guarantee).
         unsafe { &*ptr.cast::<Self>() }
     }
 
