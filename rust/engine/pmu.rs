@@ -11,7 +11,7 @@ use super::{
 };
 use crate::kabi::{
     perf::{
-        Event, InitEvent, PmuOps, ReadEvent, Scope, EF_START, EF_UPDATE, HES_STOPPED, HES_UPTODATE,
+        Event, EventFlag, EventFlags, HwState, HwStateFlag, InitEvent, PmuOps, ReadEvent, Scope,
     },
     platform,
     sysfs::{PmuAttrs, StrAttr},
@@ -143,6 +143,12 @@ impl UncorePmu {
     }
 }
 
+/// Stopped, its count up to date: an event after `del`, a failed `add`, or an `add` without
+/// `EventFlag::Start`.
+fn stopped() -> HwState {
+    HwStateFlag::Stopped | HwStateFlag::UpToDate
+}
+
 #[vtable]
 impl PmuOps for UncorePmu {
     fn attrs(&self) -> &PmuAttrs {
@@ -195,10 +201,10 @@ impl PmuOps for UncorePmu {
             .map_err(|e| refuse(self.name(), e, "no CPU of the package in the PMU's cpumask"))
     }
 
-    fn add(&self, ev: &Event, flags: u32) -> Result {
+    fn add(&self, ev: &Event, flags: EventFlags) -> Result {
         let target = Target::from_raw(ev.hw_config());
-        let start = flags & EF_START != 0;
-        ev.set_state(if start { 0 } else { HES_STOPPED | HES_UPTODATE });
+        let start = flags.contains(EventFlag::Start);
+        ev.set_state(if start { HwState::empty() } else { stopped() });
         let pkg = self.package_of(ev);
         let res = pkg.with_box(self.slot, |b, cx| {
             match b.add(cx, ev.handle(), target, start) {
@@ -211,12 +217,12 @@ impl PmuOps for UncorePmu {
             }
         });
         if res.is_err() {
-            ev.set_state(HES_STOPPED | HES_UPTODATE);
+            ev.set_state(stopped());
         }
         res
     }
 
-    fn del(&self, ev: &Event, _flags: u32) {
+    fn del(&self, ev: &Event, _flags: EventFlags) {
         // On a CPU going offline, perf is moving the event to another CPU of the package:
         // its counter counts on for it until that `add`. Not if no other CPU of the package
         // is active: the package goes offline, and perf puts the event back only when it
@@ -231,26 +237,25 @@ impl PmuOps for UncorePmu {
             }
             ((), None)
         });
-        ev.set_state(HES_STOPPED | HES_UPTODATE);
+        ev.set_state(stopped());
     }
 
-    fn start(&self, ev: &Event, _flags: u32) {
-        ev.set_state(0);
+    fn start(&self, ev: &Event, _flags: EventFlags) {
+        ev.set_state(HwState::empty());
         self.package_of(ev)
             .with_box(self.slot, |b, cx| ((), b.start(cx, ev.handle())));
     }
 
-    fn stop(&self, ev: &Event, flags: u32) {
+    fn stop(&self, ev: &Event, flags: EventFlags) {
         self.package_of(ev).with_box(self.slot, |b, cx| {
             b.stop(cx, ev.handle());
             ((), None)
         });
-        let uptodate = if flags & EF_UPDATE != 0 {
-            HES_UPTODATE
-        } else {
-            0
-        };
-        ev.set_state(ev.state() | HES_STOPPED | uptodate);
+        let mut state = ev.state() | HwStateFlag::Stopped;
+        if flags.contains(EventFlag::Update) {
+            state |= HwStateFlag::UpToDate;
+        }
+        ev.set_state(state);
     }
 
     fn read(&self, ev: &ReadEvent) {

@@ -16,7 +16,7 @@
 //! impl PmuOps for Counter {
 //!     fn attrs(&self) -> &PmuAttrs { ... }
 //!     fn event_init(&self, ev: &InitEvent) -> Result { ev.set_hw_config(0); Ok(()) }
-//!     fn add(&self, ev: &Event, flags: u32) -> Result { ... }
+//!     fn add(&self, ev: &Event, flags: EventFlags) -> Result { ... }
 //!     fn read(&self, ev: &ReadEvent) { ev.add_count(...) }
 //!     // del, start, stop; pmu_enable and pmu_disable if the PMU needs them
 //! }
@@ -42,15 +42,37 @@ pub(crate) use event::{Event, EventRef, InitEvent, ReadEvent};
 
 use super::perf_sys as sys;
 
-/// `PERF_EF_*`: flags perf passes to add/del/start/stop.
-pub(crate) const EF_START: u32 = sys::PERF_EF_START;
-/// Update the event's count when stopping.
-pub(crate) const EF_UPDATE: u32 = sys::PERF_EF_UPDATE;
+kernel::impl_flags!(
+    /// `PERF_EF_*`: what perf asks of `add`, `del`, `start` and `stop`.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub(crate) struct EventFlags(u32);
 
-/// `PERF_HES_*`: the event's hardware state, kept by the driver in `hw.state`.
-pub(crate) const HES_STOPPED: u32 = sys::PERF_HES_STOPPED;
-/// The count is up to date with the hardware.
-pub(crate) const HES_UPTODATE: u32 = sys::PERF_HES_UPTODATE;
+    /// One `PERF_EF_*` flag.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub(crate) enum EventFlag {
+        /// `add`: start counting at once.
+        Start = sys::PERF_EF_START,
+        /// `start`: reload the sampling period (no uncore PMU samples).
+        Reload = sys::PERF_EF_RELOAD,
+        /// `stop`, `del`: fold the hardware count into the event's.
+        Update = sys::PERF_EF_UPDATE,
+    }
+);
+
+kernel::impl_flags!(
+    /// `PERF_HES_*`: the event's hardware state, which the driver keeps in `hw.state`.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub(crate) struct HwState(u32);
+
+    /// One `PERF_HES_*` flag.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub(crate) enum HwStateFlag {
+        /// The counter does not count for the event.
+        Stopped = sys::PERF_HES_STOPPED,
+        /// The event's count is up to date with the hardware.
+        UpToDate = sys::PERF_HES_UPTODATE,
+    }
+);
 
 /// Which CPUs share a PMU's counters (`pmu->scope`): perf keeps its `cpumask`, one CPU per
 /// scope, installs every event there, moves the events when that CPU goes offline, and lets
@@ -109,14 +131,14 @@ pub(crate) trait PmuOps: Sync {
     /// Accepts or refuses a new event (process context).
     fn event_init(&self, ev: &InitEvent) -> Result;
     /// Schedules the event onto the PMU (event's CPU, context lock held).
-    fn add(&self, ev: &Event, flags: u32) -> Result;
+    fn add(&self, ev: &Event, flags: EventFlags) -> Result;
     /// Removes the event from the PMU (event's CPU, context lock held); its count must be up
     /// to date when this returns.
-    fn del(&self, ev: &Event, flags: u32);
+    fn del(&self, ev: &Event, flags: EventFlags);
     /// Starts counting (event's CPU, context lock held).
-    fn start(&self, ev: &Event, flags: u32);
+    fn start(&self, ev: &Event, flags: EventFlags);
     /// Stops counting (event's CPU, context lock held).
-    fn stop(&self, ev: &Event, flags: u32);
+    fn stop(&self, ev: &Event, flags: EventFlags);
     /// Folds the hardware count into the event's count: any CPU of the package, any context,
     /// NMI included, concurrently with the other callbacks on another CPU.
     fn read(&self, ev: &ReadEvent);
@@ -297,7 +319,7 @@ unsafe extern "C" fn event_init_cb<T: PmuOps>(event: *mut sys::perf_event) -> c_
 unsafe extern "C" fn add_cb<T: PmuOps>(event: *mut sys::perf_event, flags: c_int) -> c_int {
     // SAFETY: Guaranteed by perf for our own pmu, in a scheduling callback.
     let (reg, ev) = unsafe { sched_of::<T>(event) };
-    match reg.ops.add(ev, flags as u32) {
+    match reg.ops.add(ev, EventFlags(flags as u32)) {
         Ok(()) => 0,
         Err(e) => e.to_errno(),
     }
@@ -309,7 +331,7 @@ unsafe extern "C" fn add_cb<T: PmuOps>(event: *mut sys::perf_event, flags: c_int
 unsafe extern "C" fn del_cb<T: PmuOps>(event: *mut sys::perf_event, flags: c_int) {
     // SAFETY: Guaranteed by perf for our own pmu, in a scheduling callback.
     let (reg, ev) = unsafe { sched_of::<T>(event) };
-    reg.ops.del(ev, flags as u32);
+    reg.ops.del(ev, EventFlags(flags as u32));
 }
 
 /// # Safety
@@ -318,7 +340,7 @@ unsafe extern "C" fn del_cb<T: PmuOps>(event: *mut sys::perf_event, flags: c_int
 unsafe extern "C" fn start_cb<T: PmuOps>(event: *mut sys::perf_event, flags: c_int) {
     // SAFETY: Guaranteed by perf for our own pmu, in a scheduling callback.
     let (reg, ev) = unsafe { sched_of::<T>(event) };
-    reg.ops.start(ev, flags as u32);
+    reg.ops.start(ev, EventFlags(flags as u32));
 }
 
 /// # Safety
@@ -327,7 +349,7 @@ unsafe extern "C" fn start_cb<T: PmuOps>(event: *mut sys::perf_event, flags: c_i
 unsafe extern "C" fn stop_cb<T: PmuOps>(event: *mut sys::perf_event, flags: c_int) {
     // SAFETY: Guaranteed by perf for our own pmu, in a scheduling callback.
     let (reg, ev) = unsafe { sched_of::<T>(event) };
-    reg.ops.stop(ev, flags as u32);
+    reg.ops.stop(ev, EventFlags(flags as u32));
 }
 
 /// # Safety

@@ -22,6 +22,7 @@ use kernel::{
 };
 
 use super::super::perf_sys as sys;
+use super::HwState;
 
 /// `PERF_EVENT_STATE_OFF`.
 const STATE_OFF: sys::perf_event_state = sys::perf_event_state_PERF_EVENT_STATE_OFF;
@@ -186,17 +187,17 @@ impl Event {
     }
 
     /// `hw.state`, the `PERF_HES_*` flags.
-    pub(crate) fn state(&self) -> u32 {
+    pub(crate) fn state(&self) -> HwState {
         // SAFETY: By the type invariant we run in a scheduling callback of this event, under
         // its context lock: `hw.state` is written only there (perf reads it under the same
         // lock), and a `ReadEvent` cannot reach it.
-        unsafe { (*self.raw()).hw.state as u32 }
+        HwState(unsafe { (*self.raw()).hw.state } as u32)
     }
 
     /// Sets `hw.state`.
-    pub(crate) fn set_state(&self, state: u32) {
+    pub(crate) fn set_state(&self, state: HwState) {
         // SAFETY: See `state()`.
-        unsafe { (*self.raw()).hw.state = state as c_int };
+        unsafe { (*self.raw()).hw.state = u32::from(state) as c_int };
     }
 }
 
