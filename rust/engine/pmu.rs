@@ -11,10 +11,10 @@ use super::{
 };
 use crate::kabi::{
     perf::{
+        sysfs::{PmuAttrs, StrAttr},
         Event, EventFlag, EventFlags, HwState, HwStateFlag, InitEvent, PmuOps, ReadEvent, Scope,
     },
     platform,
-    sysfs::{PmuAttrs, StrAttr},
 };
 use crate::uncore::{
     event::{decode, Target},

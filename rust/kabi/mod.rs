@@ -15,4 +15,3 @@ mod perf_sys;
 pub(crate) mod platform;
 pub(crate) mod pm;
 pub(crate) mod poller;
-pub(crate) mod sysfs;

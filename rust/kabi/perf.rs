@@ -27,6 +27,7 @@
 //! ```
 
 mod event;
+pub(crate) mod sysfs;
 
 use core::marker::PhantomPinned;
 
@@ -127,7 +128,7 @@ impl Scope {
 #[vtable]
 pub(crate) trait PmuOps: Sync {
     /// The PMU's sysfs groups (`format/`, `events/`, `cpumask`).
-    fn attrs(&self) -> &super::sysfs::PmuAttrs;
+    fn attrs(&self) -> &sysfs::PmuAttrs;
     /// Accepts or refuses a new event (process context).
     fn event_init(&self, ev: &InitEvent) -> Result;
     /// Schedules the event onto the PMU (event's CPU, context lock held).

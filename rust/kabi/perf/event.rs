@@ -139,14 +139,23 @@ impl Event {
 
     /// `attr.config1`.
     pub(crate) fn config1(&self) -> u64 {
-        // SAFETY: All members of the union are plain `u64`.
-        unsafe { *self.attr().__bindgen_anon_3.config1.as_ref() }
+        // SAFETY: All members of the union are plain `u64`, and a C union's members all start
+        // at its address (read so whatever shape bindgen gave the union).
+        unsafe {
+            (&raw const self.attr().__bindgen_anon_3)
+                .cast::<u64>()
+                .read()
+        }
     }
 
     /// `attr.config2`.
     pub(crate) fn config2(&self) -> u64 {
-        // SAFETY: All members of the union are plain `u64`.
-        unsafe { *self.attr().__bindgen_anon_4.config2.as_ref() }
+        // SAFETY: As for `config1`.
+        unsafe {
+            (&raw const self.attr().__bindgen_anon_4)
+                .cast::<u64>()
+                .read()
+        }
     }
 
     /// Whether the event samples (a period or a frequency): uncore counters cannot interrupt.
@@ -176,8 +185,8 @@ impl Event {
 
     fn hw(&self) -> *mut sys::hw_perf_event__bindgen_ty_1__bindgen_ty_1 {
         // SAFETY: The driver owns the `hw` area of its own events: the "hardware" member of
-        // the union is the one in use.
-        unsafe { (*self.raw()).hw.__bindgen_anon_1.__bindgen_anon_1.as_mut() }
+        // the union is the one in use, and it starts at the union's address.
+        unsafe { (&raw mut (*self.raw()).hw.__bindgen_anon_1).cast() }
     }
 
     /// The driver's encoding of what the event counts (`hw.config`), set at `event_init`.

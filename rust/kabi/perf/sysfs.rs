@@ -11,7 +11,7 @@ use core::{ffi::CStr, marker::PhantomPinned};
 
 use kernel::{bindings, prelude::*};
 
-use super::perf_sys as sys;
+use super::super::perf_sys as sys;
 
 /// One `name` → `value` file, shown by perf's `perf_event_sysfs_show` as `"value\n"`.
 pub(crate) struct StrAttr {
