@@ -12,7 +12,8 @@ use super::{
 use crate::kabi::{
     perf::{
         sysfs::{PmuAttrs, StrAttr},
-        Event, EventFlag, EventFlags, HwState, HwStateFlag, InitEvent, PmuOps, ReadEvent, Scope,
+        Event, EventFlag, EventFlags, GroupMember, HwState, HwStateFlag, InitEvent, PmuOps,
+        ReadEvent, Scope,
     },
     platform,
 };
@@ -123,7 +124,7 @@ impl UncorePmu {
                 n += 1;
             }
         };
-        ev.for_each_in_group(|e| {
+        ev.for_each_in_group(|e: &GroupMember| {
             if ev.same_pmu(e) {
                 collect(e.hw_config());
             }

@@ -39,7 +39,7 @@ use kernel::{
     types::Opaque,
 };
 
-pub(crate) use event::{Event, EventRef, InitEvent, ReadEvent};
+pub(crate) use event::{Event, EventRef, GroupMember, InitEvent, ReadEvent};
 
 use super::perf_sys as sys;
 

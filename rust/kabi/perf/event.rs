@@ -21,8 +21,9 @@ use kernel::{
     types::Opaque,
 };
 
-use super::super::perf_sys as sys;
 use super::HwState;
+
+use super::super::perf_sys as sys;
 
 /// `PERF_EVENT_STATE_OFF`.
 const STATE_OFF: sys::perf_event_state = sys::perf_event_state_PERF_EVENT_STATE_OFF;
