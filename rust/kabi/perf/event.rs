@@ -36,7 +36,8 @@ const STATE_OFF: sys::perf_event_state = sys::perf_event_state_PERF_EVENT_STATE_
 ///
 /// Wraps a live `struct perf_event` that perf keeps alive for the borrow. Nothing reachable
 /// through this type is written without atomics by anyone once the event is installed: the
-/// count is a 64-bit integer perf and drivers only access atomically; the address is fixed.
+/// count and `hw.prev_count` are 64-bit integers perf and drivers only access atomically; the
+/// address is fixed.
 #[repr(transparent)]
 pub(crate) struct ReadEvent(Opaque<sys::perf_event>);
 
@@ -63,6 +64,31 @@ impl ReadEvent {
         let count =
             unsafe { Atomic::<i64>::from_ptr((&raw mut (*self.raw()).count).cast::<i64>()) };
         count.add(delta as i64, ordering::Relaxed);
+    }
+
+    /// `hw.prev_count`: the counter's value when the event's count was last brought up to
+    /// date. Atomic, like the count: `read` may run on two CPUs at once.
+    fn prev_count(&self) -> &Atomic<i64> {
+        // SAFETY: `hw.prev_count` is a `local64_t`, a 64-bit integer perf and drivers only
+        // access atomically (type invariant), aligned, alive for the borrow.
+        unsafe { Atomic::<i64>::from_ptr((&raw mut (*self.raw()).hw.prev_count).cast::<i64>()) }
+    }
+
+    /// Sets `hw.prev_count` to the counter's value `now` (as `start` begins counting).
+    #[allow(dead_code)] // Out of tree: the driver keeps its counters' values per box.
+    pub(crate) fn set_prev_count(&self, now: u64) {
+        self.prev_count().store(now as i64, ordering::Relaxed);
+    }
+
+    /// Brings the event's count up to the counter's value `now`: swaps `now` into
+    /// `hw.prev_count` and adds what the counter moved since the value it replaces (modulo
+    /// 2^64: a narrower counter is first widened by the caller). Returns that difference.
+    #[allow(dead_code)] // Out of tree: the driver keeps its counters' values per box.
+    pub(crate) fn update_count(&self, now: u64) -> u64 {
+        let prev = self.prev_count().xchg(now as i64, ordering::Relaxed) as u64;
+        let delta = now.wrapping_sub(prev);
+        self.add_count(delta);
+        delta
     }
 
     /// A handle that outlives the callback, for a box that holds the event until `del`.

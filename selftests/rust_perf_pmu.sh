@@ -1,0 +1,57 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The patch series' sample PMU (rust_perf_pmu.ko, built out of tree from
+# rust/samples/rust_perf_pmu.rs): kernel::perf apart from any uncore. Its one event counts
+# what is written to debugfs, so every count here is exact.
+. /selftests/lib.sh
+
+DEV=/sys/bus/event_source/devices/rust_perf_pmu
+ADD=/sys/kernel/debug/rust_perf_pmu/add
+ktap_header
+
+if insmod /lib/skl/rust_perf_pmu.ko; then ok "insmod rust_perf_pmu"; else not_ok "insmod rust_perf_pmu" "failed"; fi
+check "PMU type logged" "$(cat $DEV/type)" "$(dmesg | sed -n 's/.*rust_perf_pmu: PMU type \([0-9]*\)$/\1/p')"
+check "system scope: one CPU in cpumask" "0" "$(cat $DEV/cpumask)"
+check "format/event" "config:0-7" "$(cat $DEV/format/event)"
+check "events/tally" "event=0x00" "$(cat $DEV/events/tally)"
+
+# tally COMMAND: what perf stat -a counts of rust_perf_pmu/tally/ over sh -c COMMAND.
+tally() {
+	perf stat -x, -o /tmp/tally.csv -a -e rust_perf_pmu/tally/ -- sh -c "$1" && perf_count /tmp/tally.csv
+}
+check "counts 5 + 7 written while enabled" "12" "$(tally "echo 5 > $ADD; echo 7 > $ADD")"
+echo 1000 > $ADD
+check "counts nothing written before or after it" "3" "$(tally "echo 3 > $ADD"; echo 2000 > $ADD)"
+check "counts 0 when nothing is written" "0" "$(tally true)"
+count=$(tally "echo abc > $ADD 2>/dev/null; echo \$? > /tmp/rc; echo 4 > $ADD")
+check "a refused write (not a number) fails and adds nothing" "1 4" "$(cat /tmp/rc) $count"
+# The counter wraps modulo 2^64: adding 2^64 - 1 leaves it one below where it started, and
+# the count is the difference modulo 2^64 (perf_open prints it as an integer; perf stat
+# would print it through a double).
+check "the count wraps with the counter" "count 18446744073709551615" \
+	"$(/selftests/perf_open -r "echo 18446744073709551615 > $ADD" rust_perf_pmu/0 | sed -n 's/^\(count [0-9]*\) .*/\1/p')"
+check "and counts on after the wrap" "7" "$(tally "echo 7 > $ADD")"
+
+# Two events and a group of two on CPU 0, enabled together: each counts every write. Two
+# readers on CPUs 0 and 1 read all the while (read on another CPU, racing add and del).
+out=$(/selftests/perf_open -r "for i in \$(seq 1 50); do echo \$i > $ADD; done" \
+	rust_perf_pmu/0 rust_perf_pmu/0 2>&1)
+check "two events count 1 + ... + 50 each" "count 1275 count 1275" \
+	"$(echo "$out" | sed -n 's/^\(count [0-9]*\) .*/\1/p' | tr '\n' ' ' | sed 's/ $//')"
+out=$(/selftests/perf_open -g -R 2 -r "for i in \$(seq 1 50); do echo \$i > $ADD; done" \
+	rust_perf_pmu/0 rust_perf_pmu/0 2>&1)
+check "a group, read from CPUs 0 and 1 meanwhile, counts 1275 each" "count 1275 count 1275" \
+	"$(echo "$out" | sed -n 's/^\(count [0-9]*\) .*/\1/p' | tr '\n' ' ' | sed 's/ $//')"
+
+# What the PMU refuses, with perf's errno.
+check "config 1 is no event (EINVAL)" "rust_perf_pmu/1: errno 22 EINVAL" \
+	"$(/selftests/perf_open rust_perf_pmu/1 2>&1)"
+check "sampling is refused (EOPNOTSUPP)" "rust_perf_pmu/0/period=1000: errno 95 EOPNOTSUPP" \
+	"$(/selftests/perf_open rust_perf_pmu/0/period=1000 2>&1)"
+check "a task event is refused (no task context)" "rust_perf_pmu/0/cpu=-1,pid=0: errno 22 EINVAL" \
+	"$(/selftests/perf_open rust_perf_pmu/0/cpu=-1,pid=0 2>&1)"
+
+if rmmod rust_perf_pmu; then ok "rmmod rust_perf_pmu"; else not_ok "rmmod rust_perf_pmu" "failed"; fi
+check "PMU and debugfs directory gone" "no no" \
+	"$([ -e $DEV ] && echo yes || echo no) $([ -e ${ADD%/add} ] && echo yes || echo no)"
+ktap_end
