@@ -106,34 +106,6 @@ bool skl_glue_this_cpu_active(void)
 	return cpu_active(raw_smp_processor_id());
 }
 
-void skl_glue_raw_spin_lock_init(raw_spinlock_t *lock, const char *name,
-				 struct lock_class_key *key)
-{
-#ifdef CONFIG_DEBUG_SPINLOCK
-	__raw_spin_lock_init(lock, name, key, LD_WAIT_SPIN);
-#else
-	raw_spin_lock_init(lock);
-#endif
-}
-
-unsigned long skl_glue_raw_spin_lock_irqsave(raw_spinlock_t *lock)
-{
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(lock, flags);
-	return flags;
-}
-
-bool skl_glue_raw_spin_trylock_irqsave(raw_spinlock_t *lock, unsigned long *flags)
-{
-	return raw_spin_trylock_irqsave(lock, *flags);
-}
-
-void skl_glue_raw_spin_unlock_irqrestore(raw_spinlock_t *lock, unsigned long flags)
-{
-	raw_spin_unlock_irqrestore(lock, flags);
-}
-
 void skl_glue_csd_init(call_single_data_t *csd, void (*func)(void *info), void *info)
 {
 	INIT_CSD(csd, func, info);

@@ -3,3 +3,4 @@
 #define SKL_GLUE_SIM
 #include "kglue.c"
 #include "kglue_pm.c"
+#include "kabi/helpers.c"

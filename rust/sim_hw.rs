@@ -37,8 +37,9 @@ use kernel::{
 
 use crate::engine::{Hw, Why};
 use crate::kabi::{
-    lock::RawSpinLock,
+    lock::SimLock,
     platform::{self, now_ns},
+    raw_spinlock::RawSpinLockIrqSave,
 };
 use crate::uncore::{
     cbo_count::CboCount,
@@ -100,7 +101,7 @@ impl LoadSteps {
 /// Only package 0's has the IMC: a machine has one MCHBAR, one memory controller, so every
 /// IMC access goes there whatever CPU makes it ([`SimHw::imc`]).
 pub(crate) struct SimHw {
-    models: KVec<Pin<KBox<RawSpinLock<SimUncore>>>>,
+    models: KVec<Pin<KBox<RawSpinLockIrqSave<SimUncore>>>>,
 }
 
 mod mchbar;
@@ -137,7 +138,11 @@ impl SimHw {
                 model.set_cbo_config(raw);
             }
             let model = KBox::pin_init(
-                RawSpinLock::new(model, c"skl_uncore_sim_model", kernel::static_lock_class!()),
+                RawSpinLockIrqSave::new(
+                    model,
+                    c"skl_uncore_sim_model",
+                    kernel::static_lock_class!(),
+                ),
                 GFP_KERNEL,
             )?;
             models.push(model, GFP_KERNEL)?;
@@ -197,7 +202,7 @@ impl SimHw {
     }
 
     /// The register file of `cpu`'s package.
-    fn model(&self, cpu: CpuId) -> &RawSpinLock<SimUncore> {
+    fn model(&self, cpu: CpuId) -> &RawSpinLockIrqSave<SimUncore> {
         let pkg = (platform::cpu_package(cpu) as usize).min(self.models.len() - 1);
         &self.models[pkg]
     }

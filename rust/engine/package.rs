@@ -23,10 +23,10 @@ use kernel::{
 
 use super::{log, Hw};
 use crate::kabi::{
-    lock::RawSpinLock,
     perf::{EventRef, ReadEvent},
     platform,
     poller::{Ending, PackageWork, Poller},
+    raw_spinlock::RawSpinLockIrqSave,
 };
 use crate::uncore::{
     cbo_counters::PackageLine,
@@ -50,7 +50,7 @@ use regs::{shared_fault_bit, test_and_set, FIXED_WRITE, GLOBAL_READ, GLOBAL_WRIT
 #[pin_data]
 pub(crate) struct BoxState {
     #[pin]
-    inner: RawSpinLock<PmuBox<EventRef>>,
+    inner: RawSpinLockIrqSave<PmuBox<EventRef>>,
     /// What reads reach without the lock.
     tallies: Tallies,
 }
@@ -59,7 +59,7 @@ impl BoxState {
     pub(super) fn new(unit: &'static Unit, box_idx: u32, nr_generic: u32) -> Result<Arc<Self>> {
         Arc::pin_init(
             pin_init!(Self {
-                inner <- RawSpinLock::new(
+                inner <- RawSpinLockIrqSave::new(
                     PmuBox::new(unit, box_idx, nr_generic),
                     c"skl_uncore_box",
                     static_lock_class!()

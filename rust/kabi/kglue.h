@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * C glue for what Rust cannot reach in 7.3: inline MSR accessors, x86 topology and CPU
- * identification macros, raw spinlocks, system-core and suspend-to-idle PM hooks (kglue_pm.c).
+ * identification macros, system-core and suspend-to-idle PM hooks (kglue_pm.c).
  * Every function is a thin wrapper; the Rust side (rust/kabi/) gives them safe types.
  */
 #ifndef SKL_KGLUE_H
@@ -35,16 +35,6 @@ bool skl_glue_hotplug_in_flight(void);
 
 /* Whether the CPU we run on is active (false while it goes offline: perf moves its events). */
 bool skl_glue_this_cpu_active(void);
-
-struct lock_class_key;
-struct raw_spinlock;
-
-/* raw_spinlock_t with a lockdep class of the caller's: legal in PMU callbacks and hard irqs. */
-void skl_glue_raw_spin_lock_init(struct raw_spinlock *lock, const char *name,
-				 struct lock_class_key *key);
-unsigned long skl_glue_raw_spin_lock_irqsave(struct raw_spinlock *lock);
-bool skl_glue_raw_spin_trylock_irqsave(struct raw_spinlock *lock, unsigned long *flags);
-void skl_glue_raw_spin_unlock_irqrestore(struct raw_spinlock *lock, unsigned long flags);
 
 struct __call_single_data;
 

@@ -6,6 +6,7 @@
 //! 7.3's Rust has no abstractions for these, so this directory is the only place with raw
 //! bindings and `unsafe`; everything above it uses the safe types defined here.
 
+#[cfg(skl_sim)]
 pub(crate) mod lock;
 #[cfg(not(skl_sim))]
 pub(crate) mod mchbar;
@@ -15,3 +16,4 @@ mod perf_sys;
 pub(crate) mod platform;
 pub(crate) mod pm;
 pub(crate) mod poller;
+pub(crate) mod raw_spinlock;

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* What the module-local bindgen run sees: perf's kernel API and our C glue. */
+/* What the module-local bindgen run sees: perf's kernel API, our C glue and the series'
+ * helpers. */
 #include <linux/perf_event.h>
 #include "kglue.h"
+#include "helpers.h"

@@ -47,7 +47,7 @@ use kernel::{
     types::Opaque,
 };
 
-use super::{lock::RawSpinLock, perf_sys as sys};
+use super::{perf_sys as sys, raw_spinlock::RawSpinLockIrqSave};
 use crate::uncore::timer::{self, Next};
 
 /// Delay of the first run of a timer that came home: a run was missed on the way.
@@ -119,7 +119,7 @@ pub(crate) trait PackageWork: Send + Sync + 'static {
 /// The callback's way to take things off the live count: things the work ends by itself
 /// (a departed event's counter, stopped when the event never came back).
 pub(crate) struct Ending<'a> {
-    arm: &'a RawSpinLock<Arm>,
+    arm: &'a RawSpinLockIrqSave<Arm>,
     live: &'a Atomic<u32>,
     /// The count dropped to zero here: the timer is disarmed, and `track` may start it again
     /// at once, so the callback must not touch its expiry.
@@ -182,7 +182,7 @@ pub(crate) struct Poller<T: PackageWork> {
     #[pin]
     csd: Opaque<bindings::__call_single_data>,
     #[pin]
-    arm: RawSpinLock<Arm>,
+    arm: RawSpinLockIrqSave<Arm>,
     /// `arm.live`, for the callback, which must not take `arm`.
     live: Atomic<u32>,
     /// An IPI taking the timer home is in flight (see the invariants).
@@ -237,7 +237,7 @@ impl<T: PackageWork> Poller<T> {
                 csd <- Opaque::ffi_init(|slot: *mut bindings::__call_single_data| unsafe {
                     sys::skl_glue_csd_init(slot.cast(), Some(ipi_cb::<T>), slot.cast())
                 }),
-                arm <- RawSpinLock::new(
+                arm <- RawSpinLockIrqSave::new(
                     Arm {
                         live: 0,
                         armed: false,

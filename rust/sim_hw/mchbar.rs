@@ -5,12 +5,12 @@
 //! every IMC access reaches it there from any CPU.
 
 use super::SimHw;
-use crate::kabi::lock::RawSpinLock;
+use crate::kabi::{lock::SimLock, raw_spinlock::RawSpinLockIrqSave};
 use crate::uncore::{sim::SimUncore, units::UnitKind};
 
 impl SimHw {
     /// The register file holding the machine's one IMC (package 0's), for every CPU.
-    pub(super) fn imc(&self) -> &RawSpinLock<SimUncore> {
+    pub(super) fn imc(&self) -> &RawSpinLockIrqSave<SimUncore> {
         &self.models[0]
     }
 

@@ -11,8 +11,9 @@ use kernel::{
 
 use super::{fault_to_err, SimHw};
 use crate::kabi::{
-    lock::RawSpinLock,
+    lock::SimLock,
     platform::{self, now_ns},
+    raw_spinlock::RawSpinLockIrqSave,
 };
 use crate::uncore::sim::{model::Fault, SimUncore};
 
@@ -49,7 +50,7 @@ impl SimHw {
     /// (the read is stale, never wrong); elsewhere under its lock.
     pub(super) fn read_in<R>(
         &self,
-        model: &RawSpinLock<SimUncore>,
+        model: &RawSpinLockIrqSave<SimUncore>,
         f: impl FnOnce(&mut SimUncore, u64) -> core::result::Result<R, Fault>,
     ) -> Result<R> {
         if !platform::in_nmi() {

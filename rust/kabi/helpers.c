@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The helper files of the patch series (rust/helpers/ in tree, where helpers.c includes
+ * them), compiled into the out-of-tree module unchanged: one text for both builds.
+ */
+#include <linux/compiler_types.h>
+
+#include "helpers.h"
+
+#define __rust_helper
+
+#include "helpers/raw_spinlock.c"

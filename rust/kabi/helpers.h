@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kernel crate's helpers that the patch series adds (rust/helpers/ in tree), as the
+ * out-of-tree module compiles them (rust/kabi/helpers.c) and its bindgen run sees them. In
+ * tree, bindgen reads the helper files themselves and drops the rust_helper_ prefix.
+ */
+#ifndef SKL_HELPERS_H
+#define SKL_HELPERS_H
+
+#include <linux/types.h>
+
+struct lock_class_key;
+struct raw_spinlock;
+
+/* helpers/raw_spinlock.c: raw_spinlock_t for kernel::sync's RawSpinLockIrqSave. */
+void rust_helper_raw_spin_lock_init_key(struct raw_spinlock *lock, const char *name,
+					struct lock_class_key *key);
+unsigned long rust_helper_raw_spin_lock_irqsave(struct raw_spinlock *lock);
+bool rust_helper_raw_spin_trylock_irqsave(struct raw_spinlock *lock, unsigned long *flags);
+void rust_helper_raw_spin_unlock_irqrestore(struct raw_spinlock *lock, unsigned long flags);
+void rust_helper_raw_spin_assert_is_held(struct raw_spinlock *lock);
+
+#endif
