@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The power-management glue (7.3's kernel crate has no syscore nor device PM abstraction): S3
- * and S1 through syscore, with every other CPU offline; suspend-to-idle, which runs no syscore
- * hook, through the noirq callbacks of a platform device named after the module.
+ * The power-management glue (7.3's kernel crate has no abstraction of a device's PM
+ * callbacks): suspend-to-idle, which runs no syscore hook (S3 and S1 have rust/kabi/syscore.rs),
+ * through the noirq callbacks of a platform device named after the module.
  */
 
 #include <linux/device.h>
@@ -11,37 +11,8 @@
 #include <linux/pm.h>
 #include <linux/slab.h>
 #include <linux/suspend.h>
-#include <linux/syscore_ops.h>
 
 #include "kabi/kglue.h"
-
-struct skl_syscore {
-	struct syscore syscore;
-	struct syscore_ops ops;
-};
-
-void *skl_glue_syscore_register(int (*suspend)(void *data), void (*resume)(void *data),
-				void *data)
-{
-	struct skl_syscore *s = kzalloc(sizeof(*s), GFP_KERNEL);
-
-	if (!s)
-		return NULL;
-	s->ops.suspend = suspend;
-	s->ops.resume = resume;
-	s->syscore.ops = &s->ops;
-	s->syscore.data = data;
-	register_syscore(&s->syscore);
-	return s;
-}
-
-void skl_glue_syscore_unregister(void *handle)
-{
-	struct skl_syscore *s = handle;
-
-	unregister_syscore(&s->syscore);
-	kfree(s);
-}
 
 struct skl_idle {
 	struct platform_driver drv;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * C glue for what Rust cannot reach in 7.3: inline MSR accessors, x86 topology and CPU
- * identification macros, system-core and suspend-to-idle PM hooks (kglue_pm.c).
+ * identification macros, the suspend-to-idle PM hook (kglue_pm.c).
  * Every function is a thin wrapper; the Rust side (rust/kabi/) gives them safe types.
  */
 #ifndef SKL_KGLUE_H
@@ -48,12 +48,6 @@ void skl_glue_defer_flush(void);
  * mask and perf moving its events (0 or -errno); end removes it. */
 int skl_glue_offline_delay(unsigned int ms);
 void skl_glue_offline_delay_end(void);
-
-/* System-core PM callbacks (suspend: last, on the boot CPU with interrupts off; resume: first).
- * Returns a handle for unregister, or NULL if out of memory. */
-void *skl_glue_syscore_register(int (*suspend)(void *data), void (*resume)(void *data),
-				void *data);
-void skl_glue_syscore_unregister(void *handle);
 
 /* Suspend-to-idle callbacks, from a device's noirq PM callbacks (a platform device and driver
  * named after the module): suspend runs in suspend_noirq when the target is s2idle, resume in

@@ -17,3 +17,4 @@ pub(crate) mod platform;
 pub(crate) mod pm;
 pub(crate) mod poller;
 pub(crate) mod raw_spinlock;
+pub(crate) mod syscore;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! System sleep hooks (7.3 has no Rust abstraction for either).
+//! System sleep hooks: S3 through [`syscore`] (the patch series' abstraction), suspend-to-idle
+//! through the C glue (7.3 has no Rust abstraction of a device's PM callbacks).
 //!
 //! S3 and hibernation: syscore callbacks run last before sleep and first after wake, on the
 //! boot CPU with interrupts off and every other CPU offline; the uncore loses its registers.
@@ -12,9 +13,12 @@
 
 use core::ffi::c_void;
 
-use kernel::{error::from_err_ptr, ffi::c_int, prelude::*, sync::Arc};
+use kernel::{error::from_err_ptr, prelude::*, sync::Arc};
 
-use super::perf_sys as sys;
+use super::{
+    perf_sys as sys,
+    syscore::{self, SyscoreOps},
+};
 
 /// What to do around a system sleep.
 pub(crate) trait PmOps: Send + Sync {
@@ -32,12 +36,26 @@ pub(crate) trait PmOps: Send + Sync {
 ///
 /// # Invariants
 ///
-/// `syscore` is a live registration whose `data` is `Arc::as_ptr(&ops)`; so is `idle`, unless
-/// null.
+/// `idle` is null or a live registration whose `data` is `Arc::as_ptr(&ops)`.
 pub(crate) struct Sleep<T: PmOps> {
-    syscore: *mut c_void,
     idle: *mut c_void,
+    _syscore: Pin<KBox<syscore::Registration<S3<T>>>>,
     ops: Arc<T>,
+}
+
+/// `T`'s S3 hooks as system-core operations.
+struct S3<T>(Arc<T>);
+
+#[vtable]
+impl<T: PmOps> SyscoreOps for S3<T> {
+    fn suspend(&self) -> Result {
+        self.0.suspend();
+        Ok(())
+    }
+
+    fn resume(&self) {
+        self.0.resume();
+    }
 }
 
 // SAFETY: The registrations are only touched at creation and drop; `T` is `Send + Sync`.
@@ -61,18 +79,11 @@ impl<T: PmOps> Sleep<T> {
 
     /// Registers `ops` for S3 alone.
     pub(crate) fn syscore(ops: Arc<T>) -> Result<Self> {
-        let data = Arc::as_ptr(&ops).cast_mut().cast::<c_void>();
-        // SAFETY: As above, for the syscore prototypes.
-        let syscore = unsafe {
-            sys::skl_glue_syscore_register(Some(suspend_cb::<T>), Some(resume_cb::<T>), data)
-        };
-        if syscore.is_null() {
-            return Err(ENOMEM);
-        }
-        // INVARIANT: registered with `data` pointing to `ops`; no `idle`.
+        let syscore = KBox::pin_init(syscore::Registration::register(S3(ops.clone())), GFP_KERNEL)?;
+        // INVARIANT: no `idle`.
         Ok(Self {
-            syscore,
             idle: core::ptr::null_mut(),
+            _syscore: syscore,
             ops,
         })
     }
@@ -84,9 +95,6 @@ impl<T: PmOps> Drop for Sleep<T> {
             // SAFETY: Registered (invariant); no callback runs after this returns.
             unsafe { sys::skl_glue_idle_unregister(self.idle) };
         }
-        // SAFETY: As above.
-        unsafe { sys::skl_glue_syscore_unregister(self.syscore) };
-        let _ = &self.ops;
     }
 }
 
@@ -102,24 +110,7 @@ unsafe fn ops<'a, T: PmOps>(data: *mut c_void) -> &'a T {
 
 /// # Safety
 ///
-/// `data` is the `data` of a live `Sleep<T>`.
-unsafe extern "C" fn suspend_cb<T: PmOps>(data: *mut c_void) -> c_int {
-    // SAFETY: As required of `suspend_cb`.
-    unsafe { ops::<T>(data) }.suspend();
-    0
-}
-
-/// # Safety
-///
-/// As for [`suspend_cb`].
-unsafe extern "C" fn resume_cb<T: PmOps>(data: *mut c_void) {
-    // SAFETY: As required of `resume_cb`.
-    unsafe { ops::<T>(data) }.resume();
-}
-
-/// # Safety
-///
-/// As for [`suspend_cb`].
+/// `data` is the `data` of a live `Sleep<T>`'s `idle`.
 unsafe extern "C" fn idle_suspend_cb<T: PmOps>(data: *mut c_void) {
     // SAFETY: As required of `idle_suspend_cb`.
     unsafe { ops::<T>(data) }.idle_suspend();
@@ -127,7 +118,7 @@ unsafe extern "C" fn idle_suspend_cb<T: PmOps>(data: *mut c_void) {
 
 /// # Safety
 ///
-/// As for [`suspend_cb`].
+/// As for [`idle_suspend_cb`].
 unsafe extern "C" fn idle_resume_cb<T: PmOps>(data: *mut c_void) {
     // SAFETY: As required of `idle_resume_cb`.
     unsafe { ops::<T>(data) }.idle_resume();
