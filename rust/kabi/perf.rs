@@ -126,7 +126,7 @@ impl Scope {
 /// under `PREEMPT_RT`, which lockdep's raw-lock nesting check rejects there), except
 /// `event_init`.
 #[vtable]
-pub(crate) trait PmuOps: Sync {
+pub(crate) trait PmuOps: Sync + 'static {
     /// The PMU's sysfs groups (`format/`, `events/`, `cpumask`).
     fn attrs(&self) -> &sysfs::PmuAttrs;
     /// Accepts or refuses a new event (process context).

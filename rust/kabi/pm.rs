@@ -21,7 +21,7 @@ use super::{
 };
 
 /// What to do around a system sleep.
-pub(crate) trait PmOps: Send + Sync {
+pub(crate) trait PmOps: Send + Sync + 'static {
     /// S3: the registers are about to be lost.
     fn suspend(&self);
     /// After S3: the registers are back at their power-on values.

@@ -14,6 +14,10 @@
 //! never wait (a timer callback that the lock's holder may be cancelling) takes it that way.
 //! The critical section must be short and may not sleep.
 //!
+//! Guards of two such locks must be dropped in the reverse order of taking: dropping the
+//! outer one first restores the interrupt state of before both, with the inner lock still
+//! held (lockdep reports it). `SpinLockIrq`'s per-CPU count has no such rule.
+//!
 //! [`SpinLock`]: kernel::sync::SpinLock
 
 use kernel::{
@@ -75,7 +79,8 @@ unsafe impl Backend for RawSpinLockIrqSaveBackend {
     unsafe fn try_lock(ptr: *mut Self::State) -> Option<Self::GuardState> {
         let mut flags = 0;
         // SAFETY: The `ptr` pointer is guaranteed to be valid and initialised before use;
-        // `flags` is written only when the lock is taken.
+        // `flags` is the interrupt state saved for the taken lock (the helper saves it either
+        // way, and restores it if the lock is busy).
         unsafe { sys::rust_helper_raw_spin_trylock_irqsave(ptr, &mut flags) }.then_some(flags)
     }
 

@@ -26,7 +26,7 @@ use super::perf_sys as sys;
 /// they may not sleep, nor take a sleeping lock. `shutdown` runs in process context, under
 /// the syscore list's mutex, on the reboot CPU, while the other CPUs may still run.
 #[vtable]
-pub(crate) trait SyscoreOps: Send + Sync {
+pub(crate) trait SyscoreOps: Send + Sync + 'static {
     /// The system is about to sleep. An error aborts the suspend: the operations registered
     /// after this one, which had suspended, are resumed.
     fn suspend(&self) -> Result {
@@ -59,10 +59,11 @@ pub(crate) struct Registration<T: SyscoreOps> {
     _pin: PhantomPinned,
 }
 
-// SAFETY: After registration the `struct syscore` is only touched by the syscore core, under
-// its own lock; `ops` is `Send`.
+// SAFETY: After registration the `struct syscore` is only touched by the syscore core: its
+// list under the list's mutex, its callbacks either under that mutex (`shutdown`) or while
+// nothing else runs; `ops` is `Send`.
 unsafe impl<T: SyscoreOps> Send for Registration<T> {}
-// SAFETY: `&self` gives nothing but `&T`, which is `Sync`.
+// SAFETY: `&self` gives nothing; the syscore core's callbacks reach `&T`, which is `Sync`.
 unsafe impl<T: SyscoreOps> Sync for Registration<T> {}
 
 impl<T: SyscoreOps> Registration<T> {
@@ -93,12 +94,13 @@ impl<T: SyscoreOps> Registration<T> {
         })
         .pin_chain(|this| {
             let syscore = this.syscore.get();
-            // SAFETY: `syscore` is valid, zeroed and not registered; `Self::VTABLE` is static,
-            // and `ops` is pinned with it, so both outlive the registration, which `drop`
-            // ends.
+            let vtable: &'static sys::syscore_ops = &Self::VTABLE;
+            // SAFETY: `syscore` is valid, zeroed and not registered; `vtable` is static, and
+            // `ops` is pinned with it and `'static` (no borrow it holds can end first), so
+            // both outlive the registration, which `drop` ends.
             // INVARIANT: registered with `ops` and `data` as stated.
             unsafe {
-                (*syscore).ops = &Self::VTABLE;
+                (*syscore).ops = vtable;
                 (*syscore).data = (&raw const this.ops).cast_mut().cast::<c_void>();
                 sys::register_syscore(syscore);
             }

@@ -74,6 +74,12 @@ impl PmuOps for Tally {
         if ev.is_sampling() {
             return Err(EOPNOTSUPP);
         }
+        // Another PMU's leader may sample, and perf throttles a sampling leader's whole
+        // group: it stops this event without removing it, and a read then would count what
+        // was written while it was stopped.
+        if !ev.leader_on_same_pmu() {
+            return Err(EINVAL);
+        }
         Ok(())
     }
 
@@ -95,8 +101,8 @@ impl PmuOps for Tally {
     }
 
     fn stop(&self, ev: &Event, _flags: EventFlags) {
-        // The count is brought up to date whatever the flags: perf reads an event only while
-        // it is active, and a counting event (no sampling) is stopped only on its way out.
+        // The count is brought up to date whatever the flags: an event of a group without a
+        // sampling event (see `event_init`) is stopped only on its way out.
         if !ev.state().contains(HwStateFlag::Stopped) {
             self.read(ev);
             ev.set_state(stopped());
@@ -104,7 +110,7 @@ impl PmuOps for Tally {
     }
 
     fn read(&self, ev: &ReadEvent) {
-        ev.update_count(TALLY.load(Relaxed));
+        ev.update_count(|| TALLY.load(Relaxed));
     }
 }
 

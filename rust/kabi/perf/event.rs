@@ -80,15 +80,30 @@ impl ReadEvent {
         self.prev_count().store(now as i64, ordering::Relaxed);
     }
 
-    /// Brings the event's count up to the counter's value `now`: swaps `now` into
-    /// `hw.prev_count` and adds what the counter moved since the value it replaces (modulo
-    /// 2^64: a narrower counter is first widened by the caller). Returns that difference.
+    /// Brings the event's count up to date with the counter that `counter()` reads: swaps
+    /// its value into `hw.prev_count` and adds what the counter moved since the value it
+    /// replaces (modulo 2^64: a narrower counter is widened by `counter`). Returns that
+    /// difference.
+    ///
+    /// `read` may run on two CPUs at once (an unlocked `perf_event_read_local()` beside
+    /// `stop`): the counter is read after `hw.prev_count`, and the swap is a compare-exchange
+    /// that reads it again if another update came in between, so a late update never swaps in
+    /// an older value than an earlier one did (the count would lose the difference).
     #[allow(dead_code)] // Out of tree: the driver keeps its counters' values per box.
-    pub(crate) fn update_count(&self, now: u64) -> u64 {
-        let prev = self.prev_count().xchg(now as i64, ordering::Relaxed) as u64;
-        let delta = now.wrapping_sub(prev);
-        self.add_count(delta);
-        delta
+    pub(crate) fn update_count(&self, counter: impl Fn() -> u64) -> u64 {
+        let prev_count = self.prev_count();
+        let mut prev = prev_count.load(ordering::Acquire);
+        loop {
+            let now = counter();
+            match prev_count.cmpxchg(prev, now as i64, ordering::Full) {
+                Ok(_) => {
+                    let delta = now.wrapping_sub(prev as u64);
+                    self.add_count(delta);
+                    return delta;
+                }
+                Err(current) => prev = current,
+            }
+        }
     }
 
     /// A handle that outlives the callback, for a box that holds the event until `del`.
@@ -314,6 +329,15 @@ impl InitEvent {
     pub(crate) fn is_leader(&self) -> bool {
         // SAFETY: By the type invariant the event is live.
         unsafe { (*self.0.raw()).group_leader == self.0.raw() }
+    }
+
+    /// Whether the group's leader is an event of this event's PMU (this event, if it leads).
+    #[allow(dead_code)] // Out of tree: the driver checks its groups member by member.
+    pub(crate) fn leader_on_same_pmu(&self) -> bool {
+        // SAFETY: By the type invariant the event is live; in `event_init` perf holds the
+        // group's context mutex (or the event leads), so its leader is live too. Perf sets
+        // `group_leader` and each event's `pmu` before `event_init` and does not change them.
+        unsafe { (*(*self.0.raw()).group_leader).pmu == self.0.pmu() }
     }
 
     /// Calls `f` for every event of this one's group (leader included, this one not yet)
