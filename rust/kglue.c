@@ -20,21 +20,10 @@
 #include <asm/cpu_device_id.h>
 #include <asm/cpufeature.h>
 #include <asm/intel-family.h>
-#include <asm/msr.h>
 #include <asm/processor.h>
 #include <asm/topology.h>
 
 #include "kabi/kglue.h"
-
-int skl_glue_rdmsr(u32 msr, u64 *val)
-{
-	return rdmsrq_safe(msr, val) ? -EIO : 0;
-}
-
-int skl_glue_wrmsr(u32 msr, u64 val)
-{
-	return wrmsrq_safe(msr, val) ? -EIO : 0;
-}
 
 u32 skl_glue_cpu_vfm(void)
 {

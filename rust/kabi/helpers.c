@@ -9,4 +9,5 @@
 
 #define __rust_helper
 
+#include "helpers/msr.c"
 #include "helpers/raw_spinlock.c"

@@ -20,4 +20,8 @@ bool rust_helper_raw_spin_trylock_irqsave(struct raw_spinlock *lock, unsigned lo
 void rust_helper_raw_spin_unlock_irqrestore(struct raw_spinlock *lock, unsigned long flags);
 void rust_helper_raw_spin_assert_is_held(struct raw_spinlock *lock);
 
+/* helpers/msr.c: MSR access on this CPU for kernel::msr (x86). */
+int rust_helper_rdmsrq_safe(u32 msr, u64 *val);
+int rust_helper_wrmsrq_safe(u32 msr, u64 val);
+
 #endif

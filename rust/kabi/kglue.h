@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * C glue for what Rust cannot reach in 7.3: inline MSR accessors, x86 topology and CPU
+ * C glue for what Rust cannot reach in 7.3: x86 topology and CPU
  * identification macros, the suspend-to-idle PM hook (kglue_pm.c).
  * Every function is a thin wrapper; the Rust side (rust/kabi/) gives them safe types.
  */
@@ -11,10 +11,6 @@
 
 struct cpumask;
 struct pmu;
-
-/* RDMSR/WRMSR with exception handling: 0, or -EIO if the MSR faulted. */
-int skl_glue_rdmsr(u32 msr, u64 *val);
-int skl_glue_wrmsr(u32 msr, u64 val);
 
 /* The boot CPU's vendor-family-model (X86_MATCH_VFM encoding) and hypervisor bit. */
 u32 skl_glue_cpu_vfm(void);

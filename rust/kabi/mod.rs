@@ -10,6 +10,8 @@
 pub(crate) mod lock;
 #[cfg(not(skl_sim))]
 pub(crate) mod mchbar;
+#[cfg(not(skl_sim))]
+pub(crate) mod msr;
 pub(crate) mod perf;
 #[path = "perf_sys.rs"]
 mod perf_sys;

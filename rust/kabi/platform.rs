@@ -10,6 +10,8 @@ use kernel::{
     sync::atomic::{ordering, Atomic},
 };
 
+#[cfg(not(skl_sim))]
+use super::msr;
 use super::perf_sys as sys;
 #[cfg(not(skl_sim))]
 use crate::uncore::regs::UncoreMsr;
@@ -93,27 +95,22 @@ pub(crate) fn system_wakeup() {
 #[cfg(not(skl_sim))]
 /// Reads MSR `msr` on this CPU; `EIO` if it faults (absent, or refused by a hypervisor).
 pub(crate) fn rdmsr(msr: u32) -> Result<u64> {
-    let mut val = 0u64;
-    // SAFETY: The glue uses `rdmsrq_safe`, which catches the fault of a missing MSR.
-    to_result(unsafe { sys::skl_glue_rdmsr(msr, &mut val) })?;
-    Ok(val)
+    msr::read_safe(msr)
 }
 
 #[cfg(not(skl_sim))]
 /// Writes the uncore PMU register `msr` on this CPU; `EIO` if it faults.
 pub(crate) fn wrmsr(msr: UncoreMsr, val: u64) -> Result {
     // SAFETY: `msr` is an uncore PMU register (`UncoreMsr`'s invariant): writing it changes
-    // what the uncore counts, never memory or the CPU's own state. `wrmsrq_safe` catches the
-    // #GP of a value the register refuses.
-    to_result(unsafe { sys::skl_glue_wrmsr(msr.addr(), val) })
+    // what the uncore counts, never memory or the CPU's own state.
+    unsafe { msr::write_safe(msr.addr(), val) }
 }
 
 #[cfg(not(skl_sim))]
 /// Writes the uncore PMU register `msr` on CPU `cpu` (process context: it may sleep).
 pub(crate) fn wrmsr_on_cpu(cpu: CpuId, msr: UncoreMsr, val: u64) -> Result {
-    // SAFETY: As for `wrmsr`; `cpu` is a possible CPU (`CpuId`). `wrmsrq_safe_on_cpu` fails
-    // cleanly if it is offline, and waits for the remote write.
-    to_result(unsafe { kernel::bindings::wrmsrq_safe_on_cpu(cpu.as_u32(), msr.addr(), val) })
+    // SAFETY: As for `wrmsr`.
+    unsafe { msr::write_safe_on_cpu(cpu, msr.addr(), val) }
 }
 
 #[cfg(not(skl_sim))]
