@@ -26,13 +26,18 @@ RATE=10000000
 SECS=3
 # Reads of every event per run of the program.
 PASSES=4
-# Tolerances, in %. Perf's running time and the counters' enabled time differ by the time a
-# rotation takes on the scope CPU: the engine stops the box's counting while it programs a
-# counter, and a vCPU preempted there (TCG on a loaded host) stops it for milliseconds while
-# perf's clock runs. The model's tally vs RATE x the six events' running time (that loss for
-# all): -0.5 % to -2.7 % measured on the stock kernel under TCG (host load ~20), both readers'
-# runs. Each event vs its share of the tally by running time (who was running during such a
-# stall): within +-2.4 % measured. A read pairing the wrong baseline: +17 % to +220 %.
+# Tolerances, in %. Each event vs its share of the tally by running time (who was running
+# during a stall, below): within +-2.4 % measured. A read pairing the wrong baseline: +17 % to
+# +220 %. The tally vs RATE x the six events' running time, from above: no counts are invented
+# (every run measured fell short). From below, perf's running time includes each rotation's
+# stall: the engine stops the box's counting from pmu_disable to pmu_enable, as the manual's
+# global enable makes it, so each counting interval (the tally's "starts") follows a stall that
+# perf counts as running. Its length is the guest's speed, not the driver's: per start, under
+# TCG here, stock 96 to 98 us, lockdep 102 to 115 us, KASAN 147 to 153 us (-3.8 % of the
+# tally at perf's 4 ms rotations); CI's loaded host once made KASAN -5.2 % (about 210 us at
+# 1,731 starts). So the shortfall is bounded per start, at a quarter of the rotation
+# interval: a counter the engine left stopped past its rotation loses most of an interval
+# each time (a 1.5 ms wait planted in pmu_enable measured 1,682 to 1,696 us per start).
 # A guest whose TSC calibration failed under host load (seen once: 148.830 MHz detected on a
 # 2445 MHz host) runs its clock 16 times fast: the rate check then fails in the control run
 # too, at -94 % (the TSC line below says so).
@@ -54,6 +59,8 @@ check "bpf_read loads its program and reads a CBo event (exit 0)" "0" "$rc"
 logged=$(dmesg | grep -c 'skl_uncore')
 echo "# $(dmesg | grep -o 'tsc: Detected .*' | head -n1)"
 skl-silicon rate cbox 0 $RATE
+MUX_MS=$(cat /sys/bus/event_source/devices/uncore_cbox_0/perf_event_mux_interval_ms)
+STALL_MAX_US=$((MUX_MS * 250))
 
 # near NAME ACTUAL EXPECTED PCT: |ACTUAL - EXPECTED| <= PCT % of EXPECTED; says the deviation.
 near() {
@@ -97,8 +104,15 @@ run() {
 	check "$label: the six counts add up to what CBo 0's counters counted (the model's tally)" "$tally" \
 		"$(awk '{ s += $1 } END { printf "%.0f", s }' /tmp/events)"
 	run_ns=$(awk '{ s += $3 } END { printf "%.0f", s }' /tmp/events)
-	near "$label: the model's tally = $RATE/s x the six events' running time" \
-		"$tally" "$(awk -v r="$run_ns" -v rate=$RATE 'BEGIN { printf "%.0f", rate * r / 1e9 }')" $RATE_TOL
+	expected=$(awk -v r="$run_ns" -v rate=$RATE 'BEGIN { printf "%.0f", rate * r / 1e9 }')
+	starts=$(skl-silicon tally cbox 0 | cut -d' ' -f2)
+	stall_us=$(awk -v e="$expected" -v t="$tally" -v n="$starts" -v rate=$RATE \
+		'BEGIN { printf "%.1f", n ? (e - t) * 1e6 / rate / n : 1e9 }')
+	echo "# counting started $starts times; perf's running time exceeds the counting by $stall_us us per start"
+	check "$label: the tally invents no counts: <= $RATE/s x the six events' running time (+$RATE_TOL%)" \
+		"yes" "$(awk -v t="$tally" -v e="$expected" -v p=$RATE_TOL 'BEGIN { print t <= e * (1 + p / 100) ? "yes" : "no: " t " > " e }')"
+	check "$label: the tally loses at most $STALL_MAX_US us per counting start (a quarter of the ${MUX_MS} ms rotation)" \
+		"yes" "$(awk -v s="$stall_us" -v m="$STALL_MAX_US" 'BEGIN { print s <= m ? "yes" : "no: " s " us" }')"
 	set -- $BPF_EVENTS $(echo "$STAT_EVENTS" | sed 's/-e //g')
 	while read -r c e r; do
 		near "$label: $1 ($([ $# -gt 2 ] && echo BPF || echo perf stat)) = the tally x its share of the running time" \
