@@ -18,7 +18,7 @@ mod pmu;
 
 use kernel::{cpu::CpuId, new_mutex, prelude::*, str::CString, sync::Arc, sync::Mutex};
 
-use crate::kabi::{perf::PmuRegistration, platform, pm};
+use crate::kabi::{perf::PmuRegistration, platform, pm, topology};
 use crate::uncore::{
     probe::{PackageProbe, WriteProbe},
     regs::MSR_UNC_PERF_GLOBAL_CTRL,
@@ -72,7 +72,7 @@ impl Engine {
         probe: &WriteProbe,
     ) -> Result<Arc<Self>> {
         let cbo_counters = probe.counters.n;
-        let n = platform::max_packages();
+        let n = topology::max_packages();
         let mut packages = KVec::with_capacity(n as usize, GFP_KERNEL)?;
         for id in 0..n {
             let mut boxes = KVec::with_capacity(slots.len(), GFP_KERNEL)?;
@@ -239,7 +239,7 @@ pub(crate) fn say_probe(probe: &WriteProbe, cbo: bool) {
             }
         }
     }
-    for pkg in (0..platform::max_packages()).filter(|&p| !probe.probed(p)) {
+    for pkg in (0..topology::max_packages()).filter(|&p| !probe.probed(p)) {
         pr_info!("package {pkg}: no CPU online: probed at its first event\n");
     }
 }

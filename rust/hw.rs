@@ -5,7 +5,7 @@
 use kernel::{cpu::CpuId, prelude::*};
 
 use crate::engine::{Hw, Names, Why};
-use crate::kabi::{mchbar::IoMap, platform};
+use crate::kabi::{mchbar::IoMap, platform, topology};
 use crate::uncore::regs::{
     CboConfig, PerfEvtSel, UncoreMsr, IMC_MAP_SIZE, MSR_UNC_CBO_CONFIG, PCI_MCHBAR_HI,
     PCI_MCHBAR_LO,
@@ -145,7 +145,7 @@ pub(crate) fn probe() -> Result<Probed> {
     };
     Ok(Probed {
         name: cname,
-        cbo: CboConfig::from_raw(raw).cbox_count(platform::cores_per_package()),
+        cbo: CboConfig::from_raw(raw).cbox_count(topology::num_cores_per_package()),
         hw: RealHw { imc },
         no_imc,
     })
@@ -159,7 +159,7 @@ impl Probed {
     /// off. `ENODEV` and one line if the uncore does not answer.
     pub(crate) fn confirm(&self, _names: &Names) -> Result<WriteProbe> {
         let cbo = self.cbo.n > 0;
-        let found = probe_all(platform::max_packages(), |pkg| {
+        let found = probe_all(topology::max_packages(), |pkg| {
             self.hw.probe_package(pkg, cbo)
         });
         if found.answers {

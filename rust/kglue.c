@@ -35,33 +35,6 @@ bool skl_glue_cpu_has_hypervisor(void)
 	return boot_cpu_has(X86_FEATURE_HYPERVISOR);
 }
 
-int skl_glue_cpu_package(unsigned int cpu)
-{
-	return topology_logical_package_id(cpu);
-}
-
-unsigned int skl_glue_max_packages(void)
-{
-	return topology_max_packages();
-}
-
-unsigned int skl_glue_cores_per_package(void)
-{
-	return topology_num_cores_per_package();
-}
-
-int skl_glue_online_cpu_in_package(unsigned int pkg)
-{
-	unsigned int cpu;
-
-	/* Active, not merely online: a CPU on its way down is still online for a while. */
-	for_each_cpu(cpu, cpu_active_mask) {
-		if (topology_logical_package_id(cpu) == pkg)
-			return cpu;
-	}
-	return -1;
-}
-
 /*
  * Runs @fn(@info) on an online CPU of logical package @pkg (the calling CPU first, if it is
  * one) with interrupts off, and waits for it. A CPU that went offline after it was chosen
@@ -88,11 +61,6 @@ int skl_glue_call_on_package(unsigned int pkg, void (*fn)(void *info), void *inf
 			return ret ? ret : cpu;
 	}
 	return -ENODEV;
-}
-
-bool skl_glue_this_cpu_active(void)
-{
-	return cpu_active(raw_smp_processor_id());
 }
 
 void skl_glue_csd_init(call_single_data_t *csd, void (*func)(void *info), void *info)

@@ -14,6 +14,7 @@ use crate::kabi::{
     lock::SimLock,
     platform::{self, now_ns},
     raw_spinlock::RawSpinLockIrqSave,
+    topology,
 };
 use crate::uncore::{
     cbo_count::CboCount,
@@ -98,7 +99,7 @@ impl SimHw {
         rates: Rates,
         cbo_config: Option<u64>,
     ) -> Result<Self> {
-        let n = platform::max_packages() as usize;
+        let n = topology::max_packages() as usize;
         let mut models = KVec::with_capacity(n, GFP_KERNEL)?;
         for pkg in 0..n {
             let mut rates = rates;
@@ -152,7 +153,7 @@ impl SimHw {
     /// probe), if there is a CBo PMU at all ([`Hw::probe_package`]). Writes: only once our
     /// PMU names are claimed.
     pub(crate) fn cbo_counters(&self, nr_cbox: u32) -> WriteProbe {
-        probe_all(platform::max_packages(), |pkg| {
+        probe_all(topology::max_packages(), |pkg| {
             self.probe_package(pkg, nr_cbox > 0)
         })
     }
@@ -177,7 +178,7 @@ impl SimHw {
 
     /// The register file of `cpu`'s package.
     fn model(&self, cpu: CpuId) -> &RawSpinLockIrqSave<SimUncore> {
-        let pkg = (platform::cpu_package(cpu) as usize).min(self.models.len() - 1);
+        let pkg = (topology::logical_package_id(cpu) as usize).min(self.models.len() - 1);
         &self.models[pkg]
     }
 

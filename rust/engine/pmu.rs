@@ -15,7 +15,7 @@ use crate::kabi::{
         Event, EventFlag, EventFlags, GroupMember, HwState, HwStateFlag, InitEvent, PmuOps,
         ReadEvent, Scope,
     },
-    platform,
+    platform, topology,
 };
 use crate::uncore::{
     event::{decode, Target},
@@ -109,7 +109,7 @@ impl UncorePmu {
     /// The package of CPU `cpu` (the current one's if it is not a CPU).
     fn package_of_cpu(&self, cpu: i32) -> &Arc<Package> {
         let cpu = CpuId::from_i32(cpu).unwrap_or_else(CpuId::current);
-        self.engine.package(platform::cpu_package(cpu))
+        self.engine.package(topology::logical_package_id(cpu))
     }
 
     /// Checks that `ev` and the rest of its group fit this PMU's counters: the box's lock

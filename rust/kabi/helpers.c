@@ -11,3 +11,4 @@
 
 #include "helpers/msr.c"
 #include "helpers/raw_spinlock.c"
+#include "helpers/topology.c"

@@ -24,4 +24,10 @@ void rust_helper_raw_spin_assert_is_held(struct raw_spinlock *lock);
 int rust_helper_rdmsrq_safe(u32 msr, u64 *val);
 int rust_helper_wrmsrq_safe(u32 msr, u64 val);
 
+/* helpers/topology.c: packages and active CPUs for kernel::topology. */
+bool rust_helper_cpu_active(unsigned int cpu);
+unsigned int rust_helper_topology_logical_package_id(unsigned int cpu);
+unsigned int rust_helper_topology_max_packages(void);
+unsigned int rust_helper_topology_num_cores_per_package(void);
+
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * C glue for what Rust cannot reach in 7.3: x86 topology and CPU
+ * C glue for what Rust cannot reach in 7.3: cross-CPU calls, CPU
  * identification macros, the suspend-to-idle PM hook (kglue_pm.c).
  * Every function is a thin wrapper; the Rust side (rust/kabi/) gives them safe types.
  */
@@ -16,21 +16,11 @@ struct pmu;
 u32 skl_glue_cpu_vfm(void);
 bool skl_glue_cpu_has_hypervisor(void);
 
-/* Logical package of a CPU, the number of packages, and cores in a package. */
-int skl_glue_cpu_package(unsigned int cpu);
-unsigned int skl_glue_max_packages(void);
-unsigned int skl_glue_cores_per_package(void);
-
-/* The first active (online, not going down) CPU of logical package @pkg, or -1. */
-int skl_glue_online_cpu_in_package(unsigned int pkg);
 /* Runs @fn(@info) on an online CPU of package @pkg with interrupts off and waits for it; a CPU
  * gone offline before the call is retried on the next. No lock taken. The CPU, or -ENODEV. */
 int skl_glue_call_on_package(unsigned int pkg, void (*fn)(void *info), void *info);
 /* Simulator only: a CPU is online but not active (on its way up or down). */
 bool skl_glue_hotplug_in_flight(void);
-
-/* Whether the CPU we run on is active (false while it goes offline: perf moves its events). */
-bool skl_glue_this_cpu_active(void);
 
 struct __call_single_data;
 

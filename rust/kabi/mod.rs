@@ -20,3 +20,4 @@ pub(crate) mod pm;
 pub(crate) mod poller;
 pub(crate) mod raw_spinlock;
 pub(crate) mod syscore;
+pub(crate) mod topology;

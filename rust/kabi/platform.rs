@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! CPU identification, topology and MSR access, through the C glue (`rust/kglue.c`).
+//! CPU identification, the package a CPU works for, and MSR access; partly through the C glue
+//! (`rust/kglue.c`).
 
 use kernel::error::to_result;
 use kernel::ffi;
@@ -13,6 +14,7 @@ use kernel::{
 #[cfg(not(skl_sim))]
 use super::msr;
 use super::perf_sys as sys;
+use super::topology;
 #[cfg(not(skl_sim))]
 use crate::uncore::regs::UncoreMsr;
 
@@ -226,45 +228,23 @@ impl Drop for IntelUncoreBlock {
     }
 }
 
-/// Logical package of `cpu`.
-pub(crate) fn cpu_package(cpu: CpuId) -> u32 {
-    // SAFETY: Reads `cpu_data(cpu)`, valid for every possible CPU (which `CpuId` is).
-    let pkg = unsafe { sys::skl_glue_cpu_package(cpu.as_u32()) };
-    pkg.max(0) as u32
-}
-
 /// Logical package of the CPU we run on (which may change unless preemption is off, as it is
 /// in PMU callbacks and timers).
 pub(crate) fn current_package() -> u32 {
-    cpu_package(CpuId::current())
+    topology::logical_package_id(CpuId::current())
 }
 
 /// Whether the CPU we run on is going offline (no longer active): perf's callbacks there are
 /// moving the package's events to another CPU. Call with preemption off (PMU callbacks).
 pub(crate) fn this_cpu_leaving() -> bool {
-    // SAFETY: Reads the active mask for the CPU we run on; no other effect.
-    !unsafe { sys::skl_glue_this_cpu_active() }
+    !topology::cpu_active(CpuId::current())
 }
 
-/// Number of packages the system can have.
-pub(crate) fn max_packages() -> u32 {
-    // SAFETY: A read of a topology variable set at boot.
-    unsafe { sys::skl_glue_max_packages() }.max(1)
-}
-
-#[cfg(not(skl_sim))]
-/// Cores per package.
-pub(crate) fn cores_per_package() -> u32 {
-    // SAFETY: A read of a topology variable set at boot.
-    unsafe { sys::skl_glue_cores_per_package() }.max(1)
-}
-
-/// The first active CPU of logical package `pkg` (online and not on its way down), if any.
+/// The first active CPU of logical package `pkg` (online and not on its way down), if any. A
+/// CPU going away after it was chosen makes a later MSR write on it fail cleanly
+/// (`wrmsr_on_cpu` checks).
 pub(crate) fn online_cpu_in_package(pkg: u32) -> Option<CpuId> {
-    // SAFETY: Walks the online mask; a CPU going away meanwhile makes a later MSR write on it
-    // fail cleanly (`wrmsr_on_cpu` checks).
-    let cpu = unsafe { sys::skl_glue_online_cpu_in_package(pkg) };
-    CpuId::from_i32(cpu)
+    topology::active_cpus_of_package(pkg).next()
 }
 
 /// Runs `f` on an online CPU of logical package `pkg` with interrupts off, and returns that
