@@ -35,39 +35,6 @@ bool skl_glue_cpu_has_hypervisor(void)
 	return boot_cpu_has(X86_FEATURE_HYPERVISOR);
 }
 
-/*
- * Runs @fn(@info) on an online CPU of logical package @pkg (the calling CPU first, if it is
- * one) with interrupts off, and waits for it. A CPU that went offline after it was chosen
- * refuses the call before @fn runs (-ENXIO): the next CPU of @pkg is tried. Once @fn runs, its
- * CPU cannot go offline under it (the CPU must take stop_machine's work first). No lock is
- * taken, so perf's event_init may call it under a context's mutex, which CPU hotplug takes
- * after cpu_hotplug_lock. Returns the CPU @fn ran on, or -ENODEV if no CPU of @pkg took it.
- */
-int skl_glue_call_on_package(unsigned int pkg, void (*fn)(void *info), void *info)
-{
-	unsigned int cpu = raw_smp_processor_id();
-	int ret;
-
-	if (topology_logical_package_id(cpu) == pkg) {
-		ret = smp_call_function_single(cpu, fn, info, 1);
-		if (ret != -ENXIO)
-			return ret ? ret : cpu;
-	}
-	for_each_online_cpu(cpu) {
-		if (topology_logical_package_id(cpu) != pkg)
-			continue;
-		ret = smp_call_function_single(cpu, fn, info, 1);
-		if (ret != -ENXIO)
-			return ret ? ret : cpu;
-	}
-	return -ENODEV;
-}
-
-void skl_glue_csd_init(call_single_data_t *csd, void (*func)(void *info), void *info)
-{
-	INIT_CSD(csd, func, info);
-}
-
 #ifdef SKL_GLUE_SIM
 /*
  * Whether a CPU is on its way online or offline: online, and not yet (or no longer) active,

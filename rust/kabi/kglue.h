@@ -16,16 +16,9 @@ struct pmu;
 u32 skl_glue_cpu_vfm(void);
 bool skl_glue_cpu_has_hypervisor(void);
 
-/* Runs @fn(@info) on an online CPU of package @pkg with interrupts off and waits for it; a CPU
- * gone offline before the call is retried on the next. No lock taken. The CPU, or -ENODEV. */
-int skl_glue_call_on_package(unsigned int pkg, void (*fn)(void *info), void *info);
 /* Simulator only: a CPU is online but not active (on its way up or down). */
 bool skl_glue_hotplug_in_flight(void);
 
-struct __call_single_data;
-
-/* INIT_CSD(): a cross-CPU call that smp_call_function_single_async() may send from hard irq. */
-void skl_glue_csd_init(struct __call_single_data *csd, void (*func)(void *info), void *info);
 /* Simulator only, a test hook: calls @fn(@data) from a work item @ms later (-EBUSY while one
  * is pending); flush waits for it. */
 int skl_glue_defer(void (*fn)(void *data), void *data, unsigned int ms);

@@ -19,5 +19,6 @@ pub(crate) mod platform;
 pub(crate) mod pm;
 pub(crate) mod poller;
 pub(crate) mod raw_spinlock;
+pub(crate) mod smp;
 pub(crate) mod syscore;
 pub(crate) mod topology;

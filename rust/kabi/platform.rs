@@ -4,9 +4,8 @@
 //! (`rust/kglue.c`).
 
 use kernel::error::to_result;
-use kernel::ffi;
 use kernel::{
-    cpu::CpuId,
+    cpu::{nr_cpu_ids, CpuId},
     prelude::*,
     sync::atomic::{ordering, Atomic},
 };
@@ -14,7 +13,7 @@ use kernel::{
 #[cfg(not(skl_sim))]
 use super::msr;
 use super::perf_sys as sys;
-use super::topology;
+use super::{smp, topology};
 #[cfg(not(skl_sim))]
 use crate::uncore::regs::UncoreMsr;
 
@@ -247,45 +246,29 @@ pub(crate) fn online_cpu_in_package(pkg: u32) -> Option<CpuId> {
     topology::active_cpus_of_package(pkg).next()
 }
 
-/// Runs `f` on an online CPU of logical package `pkg` with interrupts off, and returns that
-/// CPU and what `f` returned; `None` if no CPU of the package is online. A CPU that goes
-/// offline before `f` starts on it refuses the call and the next CPU of the package is tried;
-/// once `f` runs, its CPU stays online to the end: the call never fails half done. `f` runs in
-/// hard-irq context (an IPI, or locally with interrupts off): it must not sleep
-/// (`CONFIG_DEBUG_ATOMIC_SLEEP` reports it). Process context, interrupts on; it takes no lock,
-/// so `event_init` may call it.
+/// Runs `f` on an online CPU of logical package `pkg` with interrupts off, this CPU first if
+/// it is one, and returns that CPU and what `f` returned; `None` if no CPU of the package is
+/// online. A CPU that goes offline before `f` starts on it refuses the call and the next CPU
+/// of the package is tried; once `f` runs, its CPU stays online to the end: the call never
+/// fails half done. `f` runs in hard-irq context (an IPI, or locally with interrupts off): it
+/// must not sleep. Task context, interrupts on ([`smp::call_on_cpu`]); it takes no lock, so
+/// `event_init` may call it.
 pub(crate) fn on_package_cpu<R: Send, F: FnOnce() -> R + Send>(
     pkg: u32,
     f: F,
 ) -> Option<(CpuId, R)> {
-    /// The call's closure in, its result out.
-    struct Call<F, R> {
-        f: Option<F>,
-        r: Option<R>,
-    }
-
-    /// # Safety
-    ///
-    /// `info` points to a live `Call<F, R>` that nothing else accesses during the call.
-    unsafe extern "C" fn run<F: FnOnce() -> R, R>(info: *mut ffi::c_void) {
-        // SAFETY: The function's requirement, kept by `on_package_cpu`: `call` lives on its
-        // stack until the synchronous call returns, and it touches `call` only after that.
-        let call = unsafe { &mut *info.cast::<Call<F, R>>() };
-        if let Some(f) = call.f.take() {
-            call.r = Some(f());
+    let here = CpuId::current();
+    let others = (0..nr_cpu_ids())
+        .filter_map(CpuId::from_u32)
+        .filter(|&cpu| cpu != here);
+    let mut f = Some(f);
+    // `Iterator::` by name: the prelude's `Init` has a `chain` too.
+    let cpus = Iterator::chain(core::iter::once(here), others);
+    for cpu in cpus.filter(|&cpu| topology::logical_package_id(cpu) == pkg) {
+        // A refused call (`ENXIO`: the CPU is offline) leaves `f` unrun, for the next CPU.
+        if let Ok(Some(r)) = smp::call_on_cpu(cpu, || f.take().map(|f| f())) {
+            return Some((cpu, r));
         }
     }
-
-    let mut call = Call {
-        f: Some(f),
-        r: None,
-    };
-    // SAFETY: `run::<F, R>` matches `call`'s type. The glue waits for the call to finish
-    // (`smp_call_function_single(..., wait = 1)`) before it returns, so `call` outlives every
-    // access through the pointer, and this function does not touch `call` meanwhile. `F` and
-    // `R` are `Send`: the closure runs and its result is made on another CPU.
-    let ret =
-        unsafe { sys::skl_glue_call_on_package(pkg, Some(run::<F, R>), (&raw mut call).cast()) };
-    let cpu = CpuId::from_i32(ret)?;
-    call.r.map(|r| (cpu, r))
+    None
 }

@@ -47,7 +47,9 @@ use kernel::{
     types::Opaque,
 };
 
-use super::{perf_sys as sys, raw_spinlock::RawSpinLockIrqSave};
+#[cfg(skl_sim)]
+use super::perf_sys as sys;
+use super::raw_spinlock::RawSpinLockIrqSave;
 use crate::uncore::timer::{self, Next};
 
 /// Delay of the first run of a timer that came home: a run was missed on the way.
@@ -232,10 +234,16 @@ impl<T: PackageWork> Poller<T> {
         Arc::pin_init(
             pin_init!(Self {
                 timer <- HrTimer::new(),
-                // SAFETY: `slot` is valid for writes and pinned with `Self`; the callback gets
-                // the slot's address, from which it finds `Self`.
-                csd <- Opaque::ffi_init(|slot: *mut bindings::__call_single_data| unsafe {
-                    sys::skl_glue_csd_init(slot.cast(), Some(ipi_cb::<T>), slot.cast())
+                // `INIT_CSD()`: an idle csd (no flags) with its function and argument. The
+                // callback gets the slot's address, from which it finds `Self`.
+                csd <- Opaque::ffi_init(|slot: *mut bindings::__call_single_data| {
+                    let csd = bindings::__call_single_data {
+                        func: Some(ipi_cb::<T>),
+                        info: slot.cast(),
+                        ..pin_init::zeroed()
+                    };
+                    // SAFETY: `slot` is valid for writes and pinned with `Self`.
+                    unsafe { slot.write(csd) }
                 }),
                 arm <- RawSpinLockIrqSave::new(
                     Arm {
