@@ -144,12 +144,6 @@ impl UncorePmu {
     }
 }
 
-/// Stopped, its count up to date: an event after `del`, a failed `add`, or an `add` without
-/// `EventFlag::Start`.
-fn stopped() -> HwState {
-    HwStateFlag::Stopped | HwStateFlag::UpToDate
-}
-
 #[vtable]
 impl PmuOps for UncorePmu {
     fn attrs(&self) -> &PmuAttrs {
@@ -205,7 +199,11 @@ impl PmuOps for UncorePmu {
     fn add(&self, ev: &Event, flags: EventFlags) -> Result {
         let target = Target::from_raw(ev.hw_config());
         let start = flags.contains(EventFlag::Start);
-        ev.set_state(if start { HwState::empty() } else { stopped() });
+        ev.set_state(if start {
+            HwState::empty()
+        } else {
+            HwState::STOPPED_UPTODATE
+        });
         let pkg = self.package_of(ev);
         let res = pkg.with_box(self.slot, |b, cx| {
             match b.add(cx, ev.handle(), target, start) {
@@ -218,7 +216,7 @@ impl PmuOps for UncorePmu {
             }
         });
         if res.is_err() {
-            ev.set_state(stopped());
+            ev.set_state(HwState::STOPPED_UPTODATE);
         }
         res
     }
@@ -238,7 +236,7 @@ impl PmuOps for UncorePmu {
             }
             ((), None)
         });
-        ev.set_state(stopped());
+        ev.set_state(HwState::STOPPED_UPTODATE);
     }
 
     fn start(&self, ev: &Event, _flags: EventFlags) {

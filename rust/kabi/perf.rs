@@ -75,6 +75,12 @@ kernel::impl_flags!(
     }
 );
 
+impl HwState {
+    /// Not counting, its count up to date: an event `add` did not start, or one `stop` or
+    /// `del` has updated.
+    pub(crate) const STOPPED_UPTODATE: Self = Self(sys::PERF_HES_STOPPED | sys::PERF_HES_UPTODATE);
+}
+
 /// Which CPUs share a PMU's counters (`pmu->scope`): perf keeps its `cpumask`, one CPU per
 /// scope, installs every event there, moves the events when that CPU goes offline, and lets
 /// any CPU of the scope read them.

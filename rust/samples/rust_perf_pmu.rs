@@ -55,11 +55,6 @@ struct Tally {
     attrs: Pin<KBox<PmuAttrs>>,
 }
 
-/// `hw.state` of an event that does not count and whose count is up to date.
-fn stopped() -> HwState {
-    HwStateFlag::Stopped | HwStateFlag::UpToDate
-}
-
 #[vtable]
 impl PmuOps for Tally {
     fn attrs(&self) -> &PmuAttrs {
@@ -84,7 +79,7 @@ impl PmuOps for Tally {
     }
 
     fn add(&self, ev: &Event, flags: EventFlags) -> Result {
-        ev.set_state(stopped());
+        ev.set_state(HwState::STOPPED_UPTODATE);
         if flags.contains(EventFlag::Start) {
             self.start(ev, flags);
         }
@@ -105,7 +100,7 @@ impl PmuOps for Tally {
         // sampling event (see `event_init`) is stopped only on its way out.
         if !ev.state().contains(HwStateFlag::Stopped) {
             self.read(ev);
-            ev.set_state(stopped());
+            ev.set_state(HwState::STOPPED_UPTODATE);
         }
     }
 
