@@ -27,17 +27,19 @@ SECS=3
 # Reads of every event per run of the program.
 PASSES=4
 # Tolerances, in %. Each event vs its share of the tally by running time (who was running
-# during a stall, below): within +-2.4 % measured. A read pairing the wrong baseline: +17 % to
+# during a gap, below): within +-2.4 % measured. A read pairing the wrong baseline: +17 % to
 # +220 %. The tally vs RATE x the six events' running time, from above: no counts are invented
 # (every run measured fell short). From below, perf's running time includes each rotation's
-# stall: the engine stops the box's counting from pmu_disable to pmu_enable, as the manual's
-# global enable makes it, so each counting interval (the tally's "starts") follows a stall that
-# perf counts as running. Its length is the guest's speed, not the driver's: per start, under
-# TCG here, stock 96 to 98 us, lockdep 102 to 115 us, KASAN 147 to 153 us (-3.8 % of the
-# tally at perf's 4 ms rotations); CI's loaded host once made KASAN -5.2 % (about 210 us at
-# 1,731 starts). So the shortfall is bounded per start, at a quarter of the rotation
-# interval: a counter the engine left stopped past its rotation loses most of an interval
-# each time (a 1.5 ms wait planted in pmu_enable measured 1,682 to 1,696 us per start).
+# gap: a counter the rotation gives to another event stops when `del` stops the old one and
+# counts again when `pmu_enable` programs the box's changes, all at once (Linux's C driver
+# programs each in `add`, a shorter gap), and perf counts that gap as running. So each
+# counting interval (the tally's "starts") follows such a gap. Its length is the guest's
+# speed, not the driver's: per start, under TCG here, stock 96 to 98 us, lockdep 102 to
+# 115 us, KASAN 147 to 153 us (-3.8 % of the tally at perf's 4 ms rotations); CI's loaded host
+# once made KASAN -5.2 % (about 210 us at 1,731 starts). So the shortfall is bounded per
+# start, at a quarter of the rotation interval: a counter the engine left stopped past its
+# rotation loses most of an interval each time (a 1.5 ms wait planted in pmu_enable measured
+# 1,682 to 1,696 us per start).
 # A guest whose TSC calibration failed under host load (seen once: 148.830 MHz detected on a
 # 2445 MHz host) runs its clock 16 times fast: the rate check then fails in the control run
 # too, at -94 % (the TSC line below says so).
