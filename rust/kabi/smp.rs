@@ -40,6 +40,7 @@ pub(crate) fn call_on_cpu<R: Send, F: FnOnce() -> R + Send>(cpu: CpuId, f: F) ->
         f: Some(f),
         r: None,
     };
+    #[allow(clippy::useless_conversion)] // Out of tree: 7.2's `wait` is an `int`.
     // SAFETY: `run::<F, R>` matches `call`'s type. With `wait` set, the call returns only
     // after `run` has (or never will: an offline CPU is refused before it is sent), so `call`
     // outlives every access through the pointer, and this function does not touch `call`
@@ -49,7 +50,7 @@ pub(crate) fn call_on_cpu<R: Send, F: FnOnce() -> R + Send>(cpu: CpuId, f: F) ->
             cpu.into(),
             Some(run::<F, R>),
             (&raw mut call).cast(),
-            true,
+            true.into(), // Out of tree: 7.2's `wait` is an `int`.
         )
     })?;
     call.r.ok_or(ENXIO)
