@@ -5,7 +5,11 @@
 use kernel::{cpu::CpuId, prelude::*};
 
 use crate::engine::{Hw, Names, Why};
-use crate::kabi::{mchbar::IoMap, platform, topology};
+use crate::kabi::{
+    mchbar::IoMap,
+    platform, topology,
+    x86_cpu::{boot_cpu_has, Feature, Vfm},
+};
 use crate::uncore::regs::{
     CboConfig, PerfEvtSel, UncoreMsr, IMC_MAP_SIZE, MSR_UNC_CBO_CONFIG, PCI_MCHBAR_HI,
     PCI_MCHBAR_LO,
@@ -110,26 +114,48 @@ pub(crate) struct Probed {
     pub(crate) no_imc: Option<NoImc>,
 }
 
+/// The supported CPUs (`asm/intel-family.h`), with the names the log uses. The one list: the
+/// module's CPU table, [`CPU_IDS`], is made from it, and udev loads the module from that.
+const MODELS: [(Vfm, &CStr); 6] = [
+    (Vfm::intel(6, 0x4E), c"Skylake-L"),    // INTEL_SKYLAKE_L
+    (Vfm::intel(6, 0x5E), c"Skylake"),      // INTEL_SKYLAKE
+    (Vfm::intel(6, 0x8E), c"Kaby Lake-L"),  // INTEL_KABYLAKE_L
+    (Vfm::intel(6, 0x9E), c"Kaby Lake"),    // INTEL_KABYLAKE
+    (Vfm::intel(6, 0xA5), c"Comet Lake"),   // INTEL_COMETLAKE
+    (Vfm::intel(6, 0xA6), c"Comet Lake-L"), // INTEL_COMETLAKE_L
+];
+
+/// [`MODELS`]' CPUs.
+const fn model_vfms() -> [Vfm; MODELS.len()] {
+    let mut vfms = [Vfm::intel(0, 0); MODELS.len()];
+    let mut i = 0;
+    while i < MODELS.len() {
+        vfms[i] = MODELS[i].0;
+        i += 1;
+    }
+    vfms
+}
+
+crate::x86_cpu_device_table!(CPU_IDS, model_vfms());
+
 /// Checks that this is a supported part on bare metal, and returns what to register and the
 /// hardware access. It only reads: the uncore's registers may be another driver's until our
 /// PMU names are claimed ([`Probed::confirm`] writes). Every refusal is one line in the log
 /// and `ENODEV`; what was found is the caller's to log once the PMUs are registered (a
 /// refusal then stays one line).
 pub(crate) fn probe() -> Result<Probed> {
-    let id = platform::cpu_ident();
-    // The models (family 6: 0x4E, 0x5E, 0x8E, 0x9E, 0xA5, 0xA6) are the module's CPU table
-    // in rust/kglue.c, which also gives the module its autoload aliases.
-    let Some(name) = platform::cpu_model_name() else {
+    let Some(i) = CPU_IDS.match_boot_cpu() else {
+        let vfm = Vfm::boot_cpu();
         pr_info!(
             "no Skylake-client uncore on this CPU (family {:#x} model {:#x}): not loading\n",
-            id.family,
-            id.model
+            vfm.family(),
+            vfm.model()
         );
         return Err(ENODEV);
     };
-    let cname = name;
-    let name = name.to_str().unwrap_or("?");
-    if id.hypervisor {
+    let cname = MODELS[i].1;
+    let name = cname.to_str().unwrap_or("?");
+    if boot_cpu_has(Feature::HYPERVISOR) {
         pr_info!("{name} under a hypervisor: the uncore PMU is not virtualised, not loading\n");
         return Err(ENODEV);
     }

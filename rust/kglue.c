@@ -8,7 +8,6 @@
 #include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/gfp.h>
-#include <linux/mod_devicetable.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/perf_event.h>
@@ -17,23 +16,10 @@
 #include <linux/spinlock.h>
 #include <linux/topology.h>
 #include <linux/workqueue.h>
-#include <asm/cpu_device_id.h>
-#include <asm/cpufeature.h>
-#include <asm/intel-family.h>
 #include <asm/processor.h>
 #include <asm/topology.h>
 
 #include "kabi/kglue.h"
-
-u32 skl_glue_cpu_vfm(void)
-{
-	return boot_cpu_data.x86_vfm;
-}
-
-bool skl_glue_cpu_has_hypervisor(void)
-{
-	return boot_cpu_has(X86_FEATURE_HYPERVISOR);
-}
 
 #ifdef SKL_GLUE_SIM
 /*
@@ -261,28 +247,5 @@ void skl_glue_unblock_intel_uncore(void)
 bool skl_glue_in_nmi(void)
 {
 	return in_nmi();
-}
-#endif
-
-#ifndef SKL_GLUE_SIM
-/* The supported CPUs, with the names the log uses. The one list: udev autoloads the module
- * from its aliases (cpu:type:x86,ven0000fam0006mod004E:feature:*), and the Rust probe asks
- * skl_glue_cpu_model_name(). */
-static const struct x86_cpu_id skl_uncore_cpu_ids[] = {
-	X86_MATCH_VFM(INTEL_SKYLAKE_L, "Skylake-L"),
-	X86_MATCH_VFM(INTEL_SKYLAKE, "Skylake"),
-	X86_MATCH_VFM(INTEL_KABYLAKE_L, "Kaby Lake-L"),
-	X86_MATCH_VFM(INTEL_KABYLAKE, "Kaby Lake"),
-	X86_MATCH_VFM(INTEL_COMETLAKE, "Comet Lake"),
-	X86_MATCH_VFM(INTEL_COMETLAKE_L, "Comet Lake-L"),
-	{}
-};
-MODULE_DEVICE_TABLE(x86cpu, skl_uncore_cpu_ids);
-
-const char *skl_glue_cpu_model_name(void)
-{
-	const struct x86_cpu_id *id = x86_match_cpu(skl_uncore_cpu_ids);
-
-	return id ? (const char *)id->driver_data : NULL;
 }
 #endif

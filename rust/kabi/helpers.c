@@ -9,6 +9,7 @@
 
 #define __rust_helper
 
+#include "helpers/cpufeature.c"
 #include "helpers/msr.c"
 #include "helpers/raw_spinlock.c"
 #include "helpers/topology.c"

@@ -20,6 +20,9 @@ bool rust_helper_raw_spin_trylock_irqsave(struct raw_spinlock *lock, unsigned lo
 void rust_helper_raw_spin_unlock_irqrestore(struct raw_spinlock *lock, unsigned long flags);
 void rust_helper_raw_spin_assert_is_held(struct raw_spinlock *lock);
 
+/* helpers/cpufeature.c: the boot CPU's feature flags for kernel::x86_cpu (x86). */
+bool rust_helper_boot_cpu_has(u16 bit);
+
 /* helpers/msr.c: MSR access on this CPU for kernel::msr (x86). */
 int rust_helper_rdmsrq_safe(u32 msr, u64 *val);
 int rust_helper_wrmsrq_safe(u32 msr, u64 val);

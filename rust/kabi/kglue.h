@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * C glue for what Rust cannot reach in 7.3: cross-CPU calls, CPU
- * identification macros, the suspend-to-idle PM hook (kglue_pm.c).
+ * C glue for what Rust cannot reach in 7.3: perf's PMU lookups, the host bridge, the
+ * intel_uncore notifier, the simulator's test hooks and the suspend-to-idle PM hook
+ * (kglue_pm.c).
  * Every function is a thin wrapper; the Rust side (rust/kabi/) gives them safe types.
  */
 #ifndef SKL_KGLUE_H
@@ -11,10 +12,6 @@
 
 struct cpumask;
 struct pmu;
-
-/* The boot CPU's vendor-family-model (X86_MATCH_VFM encoding) and hypervisor bit. */
-u32 skl_glue_cpu_vfm(void);
-bool skl_glue_cpu_has_hypervisor(void);
 
 /* Simulator only: a CPU is online but not active (on its way up or down). */
 bool skl_glue_hotplug_in_flight(void);
@@ -55,10 +52,5 @@ int skl_glue_pmu_scope_cpu(struct pmu *pmu, int cpu);
 /* While registered, loading intel_uncore fails with -EBUSY and one log line. */
 int skl_glue_block_intel_uncore(void);
 void skl_glue_unblock_intel_uncore(void);
-
-/* Production module only: the name of the boot CPU's model if the module supports it (the
- * module's x86cpu device table), else NULL. */
-const char *skl_glue_cpu_model_name(void);
-
 
 #endif

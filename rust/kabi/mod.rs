@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The driver's thin layer over C: perf, sysfs, raw spinlocks, the package timer, system sleep,
-//! MSRs, topology and PCI/MMIO.
+//! MSRs, topology, x86 CPU identification and PCI/MMIO.
 //!
 //! 7.3's Rust has no abstractions for these, so this directory is the only place with raw
 //! bindings and `unsafe`; everything above it uses the safe types defined here.
@@ -22,3 +22,5 @@ pub(crate) mod raw_spinlock;
 pub(crate) mod smp;
 pub(crate) mod syscore;
 pub(crate) mod topology;
+#[cfg(not(skl_sim))]
+pub(crate) mod x86_cpu;

@@ -114,46 +114,6 @@ pub(crate) fn wrmsr_on_cpu(cpu: CpuId, msr: UncoreMsr, val: u64) -> Result {
     unsafe { msr::write_safe_on_cpu(cpu, msr.addr(), val) }
 }
 
-#[cfg(not(skl_sim))]
-/// The boot CPU's identity.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct CpuIdent {
-    /// Family and model, as `X86_MATCH_VFM` encodes them (`family << 8 | model`).
-    pub(crate) family: u32,
-    /// Model number.
-    pub(crate) model: u32,
-    /// CPUID says we run under a hypervisor.
-    pub(crate) hypervisor: bool,
-}
-
-#[cfg(not(skl_sim))]
-/// Identifies the boot CPU.
-pub(crate) fn cpu_ident() -> CpuIdent {
-    // SAFETY: The glue reads `boot_cpu_data`, set up long before modules load.
-    let (vfm, hypervisor) =
-        unsafe { (sys::skl_glue_cpu_vfm(), sys::skl_glue_cpu_has_hypervisor()) };
-    // VFM: vendor in bits 23:16, family in 15:8, model in 7:0.
-    CpuIdent {
-        family: (vfm >> 8) & 0xff,
-        model: vfm & 0xff,
-        hypervisor,
-    }
-}
-
-#[cfg(not(skl_sim))]
-/// The boot CPU's model name, if the module's CPU table (`rust/kglue.c`, also its autoload
-/// aliases) lists it.
-pub(crate) fn cpu_model_name() -> Option<&'static CStr> {
-    // SAFETY: The glue returns NULL or a string literal of this module, alive while it is.
-    let name = unsafe { sys::skl_glue_cpu_model_name() };
-    if name.is_null() {
-        None
-    } else {
-        // SAFETY: Not null: a NUL-terminated literal in this module's rodata.
-        Some(unsafe { CStr::from_char_ptr(name) })
-    }
-}
-
 /// Whether another driver (Linux's `intel_uncore`) registered a PMU called `name`, from perf's
 /// bus itself, whatever the caller's mount namespace (see `rust/kglue.c`).
 pub(crate) fn pmu_name_taken(name: &CStr) -> Result<bool> {
