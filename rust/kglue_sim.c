@@ -2,5 +2,4 @@
 /* The simulator build's copy of the glue (without the production CPU table). */
 #define SKL_GLUE_SIM
 #include "kglue.c"
-#include "kglue_pm.c"
 #include "kabi/helpers.c"

@@ -38,6 +38,12 @@ check "the IMC counter wrapped meanwhile" "yes" \
 check "IMC count across two late polls equals the model's total; CBo count exact" \
 	"$((t1 - t0)) 1234" "$counts"
 check "no register was reported changed" "0" "$(dmesg | grep -c 'changed by someone else')"
+# The engine's hooks run from the noirq callbacks of a platform driver and device named after
+# the module (kabi/pm/s2idle.rs), once each for the one sleep; S3's syscore pair does not.
+check "the module's platform device is bound to its driver" "skl_uncore_sim" \
+	"$(basename "$(readlink /sys/bus/platform/devices/skl_uncore_sim/driver)")"
+check "the engine's suspend-to-idle hooks ran once each" "s2idle suspends 1 wakes 1" \
+	"$(grep '^s2idle ' $SIM/regs)"
 rmmod skl_uncore_sim
 check_unloads_clean 1
 ktap_end

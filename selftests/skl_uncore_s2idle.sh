@@ -27,6 +27,9 @@ check "no idle driver of its own in this guest" "none" "$(cat $CPUIDLE/current_d
 insmod /add/s2idle_halt.ko || { echo "Bail out! insmod s2idle_halt.ko failed (CONFIG_CPU_IDLE?)"; exit 1; }
 check "s2idle_halt is the idle driver" "s2idle_halt" "$(cat $CPUIDLE/current_driver)"
 insmod /lib/skl/skl_uncore.ko || { echo "Bail out! insmod skl_uncore failed"; exit 1; }
+# Its suspend-to-idle hooks: the noirq callbacks of a platform driver and device of its name.
+check "skl_uncore's platform device is bound to its driver" "skl_uncore" \
+	"$(basename "$(readlink /sys/bus/platform/devices/skl_uncore/driver)")"
 skl-silicon rate clock 0 $uclk
 skl-silicon rate cbox 0 $lookups
 

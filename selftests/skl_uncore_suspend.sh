@@ -28,6 +28,8 @@ check "the driver programmed them again at resume: global enable set" "1" "$(cat
 check "counts continue exactly across S3 (cbox, arb, clock, imc)" "1234 345 5066 712" \
 	"$(echo $(echo "$out" | sed -n 's/^count \([0-9]*\) .*/\1/p'))"
 check "an announced suspend logs no 'changed by someone else'" "0" "$(dmesg | grep -c 'changed by someone else')"
+check "S3 ran the syscore hooks only, not the suspend-to-idle ones" "s2idle suspends 0 wakes 0" \
+	"$(grep '^s2idle ' $SIM/regs)"
 rmmod skl_uncore_sim
 check_unloads_clean 1
 ktap_end

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * C glue for what Rust cannot reach in 7.3: perf's PMU lookups, the host bridge, the
- * intel_uncore notifier, the simulator's test hooks and the suspend-to-idle PM hook
- * (kglue_pm.c).
+ * intel_uncore notifier and the simulator's test hooks.
  * Every function is a thin wrapper; the Rust side (rust/kabi/) gives them safe types.
  */
 #ifndef SKL_KGLUE_H
@@ -24,15 +23,6 @@ void skl_glue_defer_flush(void);
  * mask and perf moving its events (0 or -errno); end removes it. */
 int skl_glue_offline_delay(unsigned int ms);
 void skl_glue_offline_delay_end(void);
-
-/* Suspend-to-idle callbacks, from a device's noirq PM callbacks (a platform device and driver
- * named after the module): suspend runs in suspend_noirq when the target is s2idle, resume in
- * resume_noirq after a suspend that ran. Process context, every CPU online. One per module.
- * Returns a handle for unregister, or an ERR_PTR: -EBUSY if the module has one already,
- * -ENOMEM, or what registering the platform driver or device returned. */
-void *skl_glue_idle_register(void (*suspend)(void *data), void (*resume)(void *data),
-			     void *data);
-void skl_glue_idle_unregister(void *handle);
 
 /* PCI 0:0.0's vendor and device IDs and the dword at @offset of its configuration space,
  * read without binding a driver to it. -ENODEV if there is no such device. */
