@@ -9,7 +9,6 @@
 #include <linux/device.h>
 #include <linux/gfp.h>
 #include <linux/module.h>
-#include <linux/pci.h>
 #include <linux/perf_event.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -96,20 +95,6 @@ void skl_glue_offline_delay_end(void)
 	skl_offline_state = -1;
 }
 #endif
-
-int skl_glue_host_bridge_read(u16 *vendor, u16 *device, u16 offset, u32 *val)
-{
-	struct pci_dev *pdev = pci_get_domain_bus_and_slot(0, 0, PCI_DEVFN(0, 0));
-	int ret;
-
-	if (!pdev)
-		return -ENODEV;
-	*vendor = pdev->vendor;
-	*device = pdev->device;
-	ret = pci_read_config_dword(pdev, offset, val);
-	pci_dev_put(pdev);
-	return ret ? -EIO : 0;
-}
 
 /*
  * Whether a PMU called @name is registered: 1, 0, or a negative errno. Not by a path lookup

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * C glue for what Rust cannot reach in 7.3: perf's PMU lookups, the host bridge, the
- * intel_uncore notifier and the simulator's test hooks.
+ * C glue for what Rust cannot reach in 7.3: perf's PMU lookups, the intel_uncore
+ * notifier and the simulator's test hooks.
  * Every function is a thin wrapper; the Rust side (rust/kabi/) gives them safe types.
  */
 #ifndef SKL_KGLUE_H
@@ -23,10 +23,6 @@ void skl_glue_defer_flush(void);
  * mask and perf moving its events (0 or -errno); end removes it. */
 int skl_glue_offline_delay(unsigned int ms);
 void skl_glue_offline_delay_end(void);
-
-/* PCI 0:0.0's vendor and device IDs and the dword at @offset of its configuration space,
- * read without binding a driver to it. -ENODEV if there is no such device. */
-int skl_glue_host_bridge_read(u16 *vendor, u16 *device, u16 offset, u32 *val);
 
 /* Whether a perf PMU named @name is registered (by another driver): 1, 0 or -errno. Neither
  * this nor the next looks up a path: the caller's mount namespace does not matter. */

@@ -3,23 +3,38 @@
 //! The host bridge's configuration space and the MCHBAR window (production module only).
 //!
 //! 7.3's Rust can map a BAR of a bound PCI device, but MCHBAR is a configuration register of
-//! 0:0.0, which the driver must not bind (`ie31200_edac` may own it): the C glue reads the
-//! configuration with `pci_get_domain_bus_and_slot`, and the window is mapped with `ioremap`
+//! 0:0.0, which the driver must not bind (`ie31200_edac` may own it): the configuration is
+//! read through `pci_get_domain_bus_and_slot`, and the window is mapped with `ioremap`
 //! (`kernel::io::IoMem` needs a bound device; 7.2's and 7.3's `Mmio` differ in shape).
 
 use core::ptr::NonNull;
 
-use kernel::{bindings, error::to_result, ffi::c_void, prelude::*};
+use kernel::{bindings, ffi::c_void, prelude::*};
 
-use super::perf_sys as sys;
-
-/// Vendor and device IDs of 0:0.0 and one dword of its configuration space.
+/// Vendor and device IDs of PCI 0:0.0 and the dword at `offset` of its configuration space,
+/// read without binding a driver to it: `ENODEV` if there is no such device, `EIO` if the
+/// read fails.
 pub(crate) fn host_bridge_read(offset: u16) -> Result<(u16, u16, u32)> {
-    let (mut vendor, mut device, mut val) = (0u16, 0u16, 0u32);
-    // SAFETY: The glue takes and drops its own reference to the device.
-    to_result(unsafe {
-        sys::skl_glue_host_bridge_read(&mut vendor, &mut device, offset, &mut val)
-    })?;
+    // SAFETY: Looks the device up by its address (`PCI_DEVFN(0, 0)` is 0); returns it with a
+    // reference taken, or NULL.
+    let pdev = unsafe { bindings::pci_get_domain_bus_and_slot(0, 0, 0) };
+    if pdev.is_null() {
+        return Err(ENODEV);
+    }
+    let mut val = 0u32;
+    // SAFETY: `pdev` is a live device (our reference); its IDs are set before it is added.
+    let (vendor, device, ret) = unsafe {
+        (
+            (*pdev).vendor,
+            (*pdev).device,
+            bindings::pci_read_config_dword(pdev, offset.into(), &mut val),
+        )
+    };
+    // SAFETY: Drops the reference the lookup took; `pdev` is not used after.
+    unsafe { bindings::pci_dev_put(pdev) };
+    if ret != 0 {
+        return Err(EIO);
+    }
     Ok((vendor, device, val))
 }
 
