@@ -9,7 +9,10 @@
 
 use kernel::{prelude::*, str::CString};
 
-use crate::kabi::platform::{self, IntelUncoreBlock, IntelUncoreConfig};
+use crate::kabi::{
+    module_block::IntelUncoreBlock,
+    platform::{self, IntelUncoreConfig},
+};
 
 /// The other module built from these sources, which registers the same names.
 #[cfg(skl_sim)]
@@ -20,7 +23,7 @@ const OTHER_MODULE: &CStr = c"skl_uncore_sim";
 /// Our hold on the names: while it lives, loading `intel_uncore` fails with `EBUSY`. Keep it
 /// until every PMU is unregistered.
 pub(crate) struct Claim {
-    _block: IntelUncoreBlock,
+    _block: Pin<KBox<IntelUncoreBlock>>,
 }
 
 /// Refuses with `EEXIST` (which `insmod` shows as `EBUSY`) and one log line if a PMU called one
@@ -30,7 +33,7 @@ pub(crate) fn refuse_if_taken<N: kernel::fmt::Display>(
 ) -> Result<Claim> {
     // First: an intel_uncore loading from now on cannot take a name after we looked at it.
     let claim = Claim {
-        _block: IntelUncoreBlock::new()?,
+        _block: KBox::pin_init(IntelUncoreBlock::new(), GFP_KERNEL)?,
     };
     for name in names {
         let c_name = CString::try_from_fmt(fmt!("{name}"))?;

@@ -200,34 +200,6 @@ int skl_glue_pmu_scope_cpu(struct pmu *pmu, int cpu)
 	return ret;
 }
 
-/* Refuses to load intel_uncore while it would register PMU names we hold: its
- * perf_pmu_register() would fail in device_add() with a sysfs duplicate-filename backtrace,
- * and it would mark its PMUs broken. Called before the module's init runs. */
-static int skl_intel_uncore_coming(struct notifier_block *nb, unsigned long action, void *data)
-{
-	struct module *mod = data;
-
-	if (action != MODULE_STATE_COMING || strcmp(mod->name, "intel_uncore"))
-		return NOTIFY_DONE;
-	pr_err("intel_uncore may not load while " KBUILD_MODNAME
-	       " holds the uncore_* PMU names: rmmod " KBUILD_MODNAME " first\n");
-	return notifier_from_errno(-EBUSY);
-}
-
-static struct notifier_block skl_intel_uncore_nb = {
-	.notifier_call = skl_intel_uncore_coming,
-};
-
-int skl_glue_block_intel_uncore(void)
-{
-	return register_module_notifier(&skl_intel_uncore_nb);
-}
-
-void skl_glue_unblock_intel_uncore(void)
-{
-	unregister_module_notifier(&skl_intel_uncore_nb);
-}
-
 #ifdef SKL_GLUE_SIM
 bool skl_glue_in_nmi(void)
 {

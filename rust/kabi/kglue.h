@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * C glue for what Rust cannot reach in 7.3: perf's PMU lookups, the intel_uncore
- * notifier and the simulator's test hooks.
+ * C glue for what Rust cannot reach in 7.3: perf's PMU lookups, the module kset and
+ * the simulator's test hooks.
  * Every function is a thin wrapper; the Rust side (rust/kabi/) gives them safe types.
  */
 #ifndef SKL_KGLUE_H
@@ -35,8 +35,5 @@ bool skl_glue_in_nmi(void);
 
 /* The CPU of @cpu's package in the cpumask perf keeps for @pmu's scope, or -ENODEV. */
 int skl_glue_pmu_scope_cpu(struct pmu *pmu, int cpu);
-/* While registered, loading intel_uncore fails with -EBUSY and one log line. */
-int skl_glue_block_intel_uncore(void);
-void skl_glue_unblock_intel_uncore(void);
 
 #endif

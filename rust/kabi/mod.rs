@@ -10,6 +10,7 @@
 pub(crate) mod lock;
 #[cfg(not(skl_sim))]
 pub(crate) mod mchbar;
+pub(crate) mod module_block;
 #[cfg(not(skl_sim))]
 pub(crate) mod msr;
 pub(crate) mod perf;

@@ -7,7 +7,6 @@ use kernel::error::to_result;
 use kernel::{
     cpu::{nr_cpu_ids, CpuId},
     prelude::*,
-    sync::atomic::{ordering, Atomic},
 };
 
 #[cfg(not(skl_sim))]
@@ -151,39 +150,6 @@ pub(crate) fn intel_uncore_config() -> IntelUncoreConfig {
         IntelUncoreConfig::Module
     } else {
         IntelUncoreConfig::Absent
-    }
-}
-
-/// Whether an [`IntelUncoreBlock`] exists: the glue has one notifier block, which may be
-/// registered once.
-static BLOCK_HELD: Atomic<bool> = Atomic::new(false);
-
-/// While it lives, loading `intel_uncore` fails with `EBUSY` and one log line, before its init
-/// runs: its PMUs would clash with ours (a sysfs duplicate-name backtrace, broken PMUs).
-pub(crate) struct IntelUncoreBlock(());
-
-impl IntelUncoreBlock {
-    /// Starts refusing `intel_uncore`; `EBUSY` if already refusing.
-    pub(crate) fn new() -> Result<Self> {
-        if BLOCK_HELD.xchg(true, ordering::Full) {
-            return Err(EBUSY);
-        }
-        // SAFETY: `BLOCK_HELD` makes this the only registration of the glue's static notifier
-        // block; `drop` unregisters it. Like every registration of this module, the value is
-        // dropped before the module unloads (it lives in the module's `Driver`).
-        if let Err(e) = to_result(unsafe { sys::skl_glue_block_intel_uncore() }) {
-            BLOCK_HELD.store(false, ordering::Release);
-            return Err(e);
-        }
-        Ok(Self(()))
-    }
-}
-
-impl Drop for IntelUncoreBlock {
-    fn drop(&mut self) {
-        // SAFETY: Registered in `new`, by this value only.
-        unsafe { sys::skl_glue_unblock_intel_uncore() };
-        BLOCK_HELD.store(false, ordering::Release);
     }
 }
 
