@@ -129,24 +129,6 @@ int skl_glue_pmu_name_taken(const char *name)
 }
 
 /*
- * Whether the loadable module @name is loaded. Not by a path lookup either: its kobject is
- * looked up in the kset of every module's kobject (/sys/module), which is our own module's
- * kset. A built-in with parameters has a kobject there too, without a module behind it.
- */
-bool skl_glue_module_loaded(const char *name)
-{
-	struct kobject *kobj = kset_find_obj(THIS_MODULE->mkobj.kobj.kset, name);
-	bool loaded;
-
-	if (!kobj)
-		return false;
-	/* The kobject's reference keeps the module's struct (which embeds it) alive. */
-	loaded = container_of(kobj, struct module_kobject, kobj)->mod != NULL;
-	kobject_put(kobj);
-	return loaded;
-}
-
-/*
  * perf keeps one CPU per package in the cpumask of a PERF_PMU_SCOPE_PKG PMU (the one its
  * cpumask file shows), and when that CPU goes offline it moves the PMU's events from its
  * context to the package's next CPU. Events placed on that CPU therefore all share one

@@ -5,8 +5,10 @@
 
 use kernel::error::to_result;
 use kernel::{
+    bindings,
     cpu::{nr_cpu_ids, CpuId},
     prelude::*,
+    types::Opaque,
 };
 
 #[cfg(not(skl_sim))]
@@ -123,12 +125,47 @@ pub(crate) fn pmu_name_taken(name: &CStr) -> Result<bool> {
     Ok(ret > 0)
 }
 
+/// The kset of every module's kobject (`/sys/module`), which the kernel exports only through a
+/// module's own kobject.
+fn module_kset() -> *mut bindings::kset {
+    #[cfg(MODULE)]
+    {
+        // Only its address is taken: that a member is empty in this configuration (which
+        // `improper_ctypes` warns of) does not matter.
+        #[allow(improper_ctypes)]
+        extern "C" {
+            static __this_module: Opaque<bindings::module>;
+        }
+        // SAFETY: This module's struct lives while its code runs; its kobject's `kset`,
+        // `module_kset`, is set before the module's init runs and never changes.
+        unsafe { (*__this_module.get()).mkobj.kobj.kset }
+    }
+    #[cfg(not(MODULE))]
+    // SAFETY: Set by an initcall before any driver's; never changed.
+    unsafe {
+        bindings::module_kset
+    }
+}
+
 /// Whether the loadable module `name` is loaded (never true of a built-in), from the module
-/// kset itself, whatever the caller's mount namespace.
+/// kset itself, not a path under `/sys`: the answer does not depend on the caller's mount
+/// namespace. A built-in with parameters has a kobject there too, without a module behind it.
 pub(crate) fn module_loaded(name: &CStr) -> bool {
-    // SAFETY: `name` is a valid C string; the glue looks it up in the kset of this module's
-    // own kobject, which exists while the module does.
-    unsafe { sys::skl_glue_module_loaded(name.as_char_ptr()) }
+    // SAFETY: `name` is a C string; the lookup returns the kobject with a reference, or NULL.
+    let kobj = unsafe { bindings::kset_find_obj(module_kset(), name.as_char_ptr()) };
+    if kobj.is_null() {
+        return false;
+    }
+    // SAFETY: Every kobject of the module kset is the `kobj` of a `module_kobject`, which our
+    // reference keeps alive, and with it the module that embeds it.
+    let loaded = unsafe {
+        !(*kernel::container_of!(kobj, bindings::module_kobject, kobj))
+            .mod_
+            .is_null()
+    };
+    // SAFETY: Drops the reference the lookup took; `kobj` is not used after.
+    unsafe { bindings::kobject_put(kobj) };
+    loaded
 }
 
 /// How the kernel this module was built against has Linux's `intel_uncore`.
