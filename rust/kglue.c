@@ -97,38 +97,6 @@ void skl_glue_offline_delay_end(void)
 #endif
 
 /*
- * Whether a PMU called @name is registered: 1, 0, or a negative errno. Not by a path lookup
- * under /sys, whose answer is the caller's mount namespace's (an insmod where sysfs is not
- * mounted would see no PMU at all). Every named PMU has a device of its name on perf's
- * event_source bus; the kernel exports no handle on that bus, but every PMU's device points to
- * it. A disabled dummy software event (never scheduled, released at once) gives us a PMU, the
- * software one, and bus_find_device_by_name() the answer, from the bus's own list.
- */
-int skl_glue_pmu_name_taken(const char *name)
-{
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(attr),
-		.config = PERF_COUNT_SW_DUMMY,
-		.disabled = 1,
-	};
-	struct perf_event *event;
-	struct device *dev;
-	int ret = -ENODEV;
-
-	event = perf_event_create_kernel_counter(&attr, raw_smp_processor_id(), NULL, NULL, NULL);
-	if (IS_ERR(event))
-		return PTR_ERR(event);
-	if (event->pmu->dev && event->pmu->dev->bus) {
-		dev = bus_find_device_by_name(event->pmu->dev->bus, NULL, name);
-		ret = dev != NULL;
-		put_device(dev);
-	}
-	perf_event_release_kernel(event);
-	return ret;
-}
-
-/*
  * perf keeps one CPU per package in the cpumask of a PERF_PMU_SCOPE_PKG PMU (the one its
  * cpumask file shows), and when that CPU goes offline it moves the PMU's events from its
  * context to the package's next CPU. Events placed on that CPU therefore all share one

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * C glue for what Rust cannot reach in 7.3: perf's PMU lookups and the simulator's
- * test hooks.
+ * C glue for what Rust cannot reach in 7.3: the stand-in for perf_pmu_scope_cpu()
+ * (patch 1 of the series adds it to perf) and the simulator's test hooks.
  * Every function is a thin wrapper; the Rust side (rust/kabi/) gives them safe types.
  */
 #ifndef SKL_KGLUE_H
@@ -23,10 +23,6 @@ void skl_glue_defer_flush(void);
  * mask and perf moving its events (0 or -errno); end removes it. */
 int skl_glue_offline_delay(unsigned int ms);
 void skl_glue_offline_delay_end(void);
-
-/* Whether a perf PMU named @name is registered (by another driver): 1, 0 or -errno. Neither
- * this nor the next looks up a path: the caller's mount namespace does not matter. */
-int skl_glue_pmu_name_taken(const char *name);
 
 /* Simulator only: in_nmi() (a read in NMI cannot wait for the model's lock). */
 bool skl_glue_in_nmi(void);

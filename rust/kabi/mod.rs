@@ -18,6 +18,7 @@ pub(crate) mod perf;
 mod perf_sys;
 pub(crate) mod platform;
 pub(crate) mod pm;
+pub(crate) mod pmu_names;
 pub(crate) mod poller;
 pub(crate) mod raw_spinlock;
 pub(crate) mod smp;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! CPU identification, the package a CPU works for, and MSR access; partly through the C glue
-//! (`rust/kglue.c`).
+//! The package a CPU works for, MSR access, clocks, the module kset, and the simulator's hooks
+//! (partly through the C glue, `rust/kglue.c`).
 
+#[cfg(skl_sim)]
 use kernel::error::to_result;
 use kernel::{
     bindings,
@@ -13,6 +14,7 @@ use kernel::{
 
 #[cfg(not(skl_sim))]
 use super::msr;
+#[cfg(skl_sim)]
 use super::perf_sys as sys;
 use super::{smp, topology};
 #[cfg(not(skl_sim))]
@@ -113,16 +115,6 @@ pub(crate) fn wrmsr(msr: UncoreMsr, val: u64) -> Result {
 pub(crate) fn wrmsr_on_cpu(cpu: CpuId, msr: UncoreMsr, val: u64) -> Result {
     // SAFETY: As for `wrmsr`.
     unsafe { msr::write_safe_on_cpu(cpu, msr.addr(), val) }
-}
-
-/// Whether another driver (Linux's `intel_uncore`) registered a PMU called `name`, from perf's
-/// bus itself, whatever the caller's mount namespace (see `rust/kglue.c`).
-pub(crate) fn pmu_name_taken(name: &CStr) -> Result<bool> {
-    // SAFETY: `name` is a valid C string; the glue creates and releases a kernel counter of
-    // its own (process context, as module init is) and looks the name up on perf's bus.
-    let ret = unsafe { sys::skl_glue_pmu_name_taken(name.as_char_ptr()) };
-    to_result(ret)?;
-    Ok(ret > 0)
 }
 
 /// The kset of every module's kobject (`/sys/module`), which the kernel exports only through a
