@@ -21,15 +21,6 @@
 #include "kabi/kglue.h"
 
 #ifdef SKL_GLUE_SIM
-/*
- * Whether a CPU is on its way online or offline: online, and not yet (or no longer) active,
- * which covers most of either operation. The simulator counts the probes that ran meanwhile.
- */
-bool skl_glue_hotplug_in_flight(void)
-{
-	return num_online_cpus() != num_active_cpus();
-}
-
 /* The simulator's late-IPI test hook: one deferred call at a time. */
 static void (*skl_deferred_fn)(void *data);
 static void *skl_deferred_data;

@@ -27,8 +27,7 @@ bool rust_helper_boot_cpu_has(u16 bit);
 int rust_helper_rdmsrq_safe(u32 msr, u64 *val);
 int rust_helper_wrmsrq_safe(u32 msr, u64 val);
 
-/* helpers/topology.c: packages and active CPUs for kernel::topology. */
-bool rust_helper_cpu_active(unsigned int cpu);
+/* helpers/topology.c: packages for kernel::topology (x86). */
 unsigned int rust_helper_topology_logical_package_id(unsigned int cpu);
 unsigned int rust_helper_topology_max_packages(void);
 unsigned int rust_helper_topology_num_cores_per_package(void);

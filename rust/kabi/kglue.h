@@ -12,9 +12,6 @@
 struct cpumask;
 struct pmu;
 
-/* Simulator only: a CPU is online but not active (on its way up or down). */
-bool skl_glue_hotplug_in_flight(void);
-
 /* Simulator only, a test hook: calls @fn(@data) from a work item @ms later (-EBUSY while one
  * is pending); flush waits for it. */
 int skl_glue_defer(void (*fn)(void *data), void *data, unsigned int ms);

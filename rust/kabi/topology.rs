@@ -9,7 +9,13 @@
 //! sockets: a driver with one instance per package indexes an array with it. The kernel fills
 //! in a CPU's topology when the CPU comes up: ask it of a CPU that has been online.
 
-use kernel::cpu::{nr_cpu_ids, CpuId};
+use core::ptr::addr_of;
+
+use kernel::{
+    bindings,
+    cpu::{nr_cpu_ids, CpuId},
+    cpumask::Cpumask,
+};
 
 use super::perf_sys as sys;
 
@@ -34,14 +40,29 @@ pub(crate) fn num_cores_per_package() -> u32 {
     unsafe { sys::rust_helper_topology_num_cores_per_package() }.max(1)
 }
 
-/// Whether `cpu` is active (`cpu_active()`): online and not on its way down. A CPU going
-/// offline leaves the active mask first, before CPU hotplug callbacks move its work away; a CPU
-/// coming up joins it last.
+/// The CPUs that are online (`cpu_online_mask`): running, possibly on their way down or not
+/// yet ready for work.
 ///
-/// The answer may change as soon as it is read, unless CPU hotplug is held off.
+/// The mask changes under CPU hotplug, unless the caller holds it off.
+#[cfg_attr(not(skl_sim), allow(dead_code))] // Out of tree: only the simulator's hooks ask.
+pub(crate) fn online_mask() -> &'static Cpumask {
+    // SAFETY: A static of `nr_cpu_ids()` bits; `Cpumask` tolerates its concurrent updates.
+    unsafe { Cpumask::from_raw(addr_of!(bindings::__cpu_online_mask)) }
+}
+
+/// The CPUs that are active (`cpu_active_mask`): online and not on their way down. A CPU
+/// going offline leaves it first, before CPU hotplug callbacks move its work away; a CPU coming
+/// up joins it last.
+///
+/// The mask changes under CPU hotplug, unless the caller holds it off.
+pub(crate) fn active_mask() -> &'static Cpumask {
+    // SAFETY: As for `online_mask`.
+    unsafe { Cpumask::from_raw(addr_of!(bindings::__cpu_active_mask)) }
+}
+
+/// Whether `cpu` is active: in [`active_mask`].
 pub(crate) fn cpu_active(cpu: CpuId) -> bool {
-    // SAFETY: Tests bit `cpu` of the active mask, which has `nr_cpu_ids()` bits.
-    unsafe { sys::rust_helper_cpu_active(cpu.as_u32()) }
+    active_mask().test(cpu)
 }
 
 /// The active CPUs of logical package `pkg`, in increasing order.

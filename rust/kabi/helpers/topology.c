@@ -1,12 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-#include <linux/cpumask.h>
 #include <linux/topology.h>
-
-__rust_helper bool rust_helper_cpu_active(unsigned int cpu)
-{
-	return cpu_active(cpu);
-}
 
 #ifdef CONFIG_X86
 
