@@ -51,40 +51,6 @@ void skl_glue_defer_flush(void)
 {
 	flush_delayed_work(&skl_defer_work);
 }
-
-/*
- * The simulator's offline-window test hook: a CPU going offline sleeps @ms after it left the
- * active mask (CPUHP_AP_ACTIVE) and before perf moves its events (CPUHP_AP_PERF_ONLINE): a
- * dynamic AP state lies between them, and teardown runs the states from the top down.
- */
-static unsigned int skl_offline_delay_ms;
-static int skl_offline_state = -1;
-
-static int skl_offline_delay(unsigned int cpu)
-{
-	msleep(skl_offline_delay_ms);
-	return 0;
-}
-
-int skl_glue_offline_delay(unsigned int ms)
-{
-	int ret;
-
-	skl_offline_delay_ms = ms;
-	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "skl_uncore_sim:offline_delay",
-					NULL, skl_offline_delay);
-	if (ret < 0)
-		return ret;
-	skl_offline_state = ret;
-	return 0;
-}
-
-void skl_glue_offline_delay_end(void)
-{
-	if (skl_offline_state >= 0)
-		cpuhp_remove_state_nocalls(skl_offline_state);
-	skl_offline_state = -1;
-}
 #endif
 
 /*

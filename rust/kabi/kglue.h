@@ -16,11 +16,6 @@ struct pmu;
  * is pending); flush waits for it. */
 int skl_glue_defer(void (*fn)(void *data), void *data, unsigned int ms);
 void skl_glue_defer_flush(void);
-/* Simulator only, a test hook: every CPU going offline sleeps @ms between leaving the active
- * mask and perf moving its events (0 or -errno); end removes it. */
-int skl_glue_offline_delay(unsigned int ms);
-void skl_glue_offline_delay_end(void);
-
 /* Simulator only: in_nmi() (a read in NMI cannot wait for the model's lock). */
 bool skl_glue_in_nmi(void);
 

@@ -5,6 +5,8 @@
 
 #[cfg(skl_sim)]
 use kernel::error::to_result;
+#[cfg(skl_sim)]
+use kernel::sync::atomic::{ordering, Atomic};
 use kernel::{
     bindings,
     cpu::{nr_cpu_ids, CpuId},
@@ -63,9 +65,19 @@ pub(crate) fn hotplug_in_flight() -> bool {
 
 /// The simulator's test hook (while held): every CPU going offline sleeps between leaving the
 /// active mask and perf moving its events, the window in which perf's `del` of an event
-/// closed meanwhile looks like a move.
+/// closed meanwhile looks like a move. A dynamic CPU hotplug state (`CPUHP_AP_ONLINE_DYN`)
+/// lies between `CPUHP_AP_ACTIVE` and `CPUHP_AP_PERF_ONLINE`, and teardown runs the states
+/// from the top down.
+///
+/// # Invariants
+///
+/// `0` is the dynamic state registered with [`offline_delay_cb`], removed on drop.
 #[cfg(skl_sim)]
-pub(crate) struct OfflineDelay(());
+pub(crate) struct OfflineDelay(bindings::cpuhp_state);
+
+/// How long [`OfflineDelay`]'s callback sleeps, in milliseconds (the simulator has one).
+#[cfg(skl_sim)]
+static OFFLINE_DELAY_MS: Atomic<u32> = Atomic::new(0);
 
 #[cfg(skl_sim)]
 impl OfflineDelay {
@@ -74,18 +86,40 @@ impl OfflineDelay {
         if ms == 0 {
             return Ok(None);
         }
-        // SAFETY: Registers a CPU hotplug state whose callback only sleeps; `drop` removes it.
-        to_result(unsafe { sys::skl_glue_offline_delay(ms) })?;
-        Ok(Some(Self(())))
+        OFFLINE_DELAY_MS.store(ms, ordering::Relaxed);
+        // SAFETY: The name is static and the teardown callback has the prototype CPU hotplug
+        // calls; not invoked now (no CPU is going down); `drop` removes the state.
+        let state = unsafe {
+            bindings::__cpuhp_setup_state(
+                bindings::cpuhp_state_CPUHP_AP_ONLINE_DYN,
+                c"skl_uncore_sim:offline_delay".as_char_ptr(),
+                false,
+                None,
+                Some(offline_delay_cb),
+                false,
+            )
+        };
+        to_result(state)?;
+        // INVARIANT: a dynamic state's number is what the call returned.
+        Ok(Some(Self(state)))
     }
 }
 
 #[cfg(skl_sim)]
 impl Drop for OfflineDelay {
     fn drop(&mut self) {
-        // SAFETY: Removes the state `new` registered (waits for CPU hotplug; process context).
-        unsafe { sys::skl_glue_offline_delay_end() };
+        // SAFETY: Registered in `new` (invariant); waits for CPU hotplug (process context),
+        // after which the callback no longer runs.
+        unsafe { bindings::__cpuhp_remove_state(self.0, false) };
     }
+}
+
+/// Sleeps [`OFFLINE_DELAY_MS`] as `cpu` goes offline (CPU hotplug's thread: it may sleep).
+#[cfg(skl_sim)]
+extern "C" fn offline_delay_cb(_cpu: kernel::ffi::c_uint) -> kernel::ffi::c_int {
+    let ms = OFFLINE_DELAY_MS.load(ordering::Relaxed);
+    kernel::time::delay::fsleep(kernel::time::Delta::from_millis(ms.into()));
+    0
 }
 
 #[cfg(skl_sim)]
