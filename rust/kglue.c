@@ -1,57 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
-/* See kabi/kglue.h. */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
-#include <linux/cpu.h>
-#include <linux/cpuhotplug.h>
+/*
+ * The out-of-tree stand-in for perf_pmu_scope_cpu(), which patch 1 of the series adds to
+ * kernel/events/core.c (scripts/series renames the call). See kabi/kglue.h.
+ */
 #include <linux/cpumask.h>
-#include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/gfp.h>
-#include <linux/module.h>
 #include <linux/perf_event.h>
-#include <linux/slab.h>
-#include <linux/smp.h>
-#include <linux/spinlock.h>
+#include <linux/string.h>
 #include <linux/topology.h>
-#include <linux/workqueue.h>
-#include <asm/processor.h>
-#include <asm/topology.h>
 
 #include "kabi/kglue.h"
-
-#ifdef SKL_GLUE_SIM
-/* The simulator's late-IPI test hook: one deferred call at a time. */
-static void (*skl_deferred_fn)(void *data);
-static void *skl_deferred_data;
-static unsigned long skl_defer_busy;
-
-static void skl_deferred(struct work_struct *work)
-{
-	void (*fn)(void *data) = skl_deferred_fn;
-	void *data = skl_deferred_data;
-
-	clear_bit(0, &skl_defer_busy);
-	fn(data);
-}
-
-static DECLARE_DELAYED_WORK(skl_defer_work, skl_deferred);
-
-int skl_glue_defer(void (*fn)(void *data), void *data, unsigned int ms)
-{
-	if (test_and_set_bit(0, &skl_defer_busy))
-		return -EBUSY;
-	skl_deferred_fn = fn;
-	skl_deferred_data = data;
-	schedule_delayed_work(&skl_defer_work, msecs_to_jiffies(ms));
-	return 0;
-}
-
-void skl_glue_defer_flush(void)
-{
-	flush_delayed_work(&skl_defer_work);
-}
-#endif
 
 /*
  * perf keeps one CPU per package in the cpumask of a PERF_PMU_SCOPE_PKG PMU (the one its
@@ -106,10 +65,3 @@ int skl_glue_pmu_scope_cpu(struct pmu *pmu, int cpu)
 	free_page((unsigned long)buf);
 	return ret;
 }
-
-#ifdef SKL_GLUE_SIM
-bool skl_glue_in_nmi(void)
-{
-	return in_nmi();
-}
-#endif

@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * C glue for what Rust cannot reach in 7.3: the stand-in for perf_pmu_scope_cpu()
- * (patch 1 of the series adds it to perf) and the simulator's test hooks.
- * Every function is a thin wrapper; the Rust side (rust/kabi/) gives them safe types.
+ * The out-of-tree modules' own C, declared for their bindgen run: the stand-in for
+ * perf_pmu_scope_cpu(), which patch 1 of the series adds to perf (kglue.c), and the
+ * simulator's test hooks (kglue_sim.c). The Rust side (rust/kabi/) gives them safe types.
  */
 #ifndef SKL_KGLUE_H
 #define SKL_KGLUE_H
 
 #include <linux/types.h>
 
-struct cpumask;
 struct pmu;
 
 /* Simulator only, a test hook: calls @fn(@data) from a work item @ms later (-EBUSY while one
