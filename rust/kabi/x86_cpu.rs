@@ -6,8 +6,8 @@
 //! C headers: [`asm/cpu_device_id.h`](srctree/arch/x86/include/asm/cpu_device_id.h),
 //! [`asm/cpufeature.h`](srctree/arch/x86/include/asm/cpufeature.h)
 //!
-//! The boot CPU stands for all: the kernel fills `boot_cpu_data` in before any initcall runs,
-//! and refuses a CPU whose vendor, family or model differ.
+//! The boot CPU stands for all, as in C: the kernel fills `boot_cpu_data` in before any
+//! initcall runs.
 
 use core::ptr::addr_of;
 
@@ -67,8 +67,8 @@ impl Feature {
 /// it, which may have cleared it (`clearcpuid=`) or set it (a flag of its own).
 pub(crate) fn boot_cpu_has(feature: Feature) -> bool {
     // SAFETY: `feature.0` is one of the `X86_FEATURE_*` numbers, each below the capability
-    // words' bit count; the helper tests the bit as `test_bit()` does, atomically with
-    // respect to the kernel's `set_bit()`/`clear_bit()` on those words.
+    // words' bit count; the helper reads the bit as `boot_cpu_has()` does in C, a word read
+    // that the kernel's `set_bit()`/`clear_bit()` on those words may race with harmlessly.
     unsafe { sys::rust_helper_boot_cpu_has(feature.0) }
 }
 
