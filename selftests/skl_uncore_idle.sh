@@ -44,6 +44,8 @@ check "the module's platform device is bound to its driver" "skl_uncore_sim" \
 	"$(basename "$(readlink /sys/bus/platform/devices/skl_uncore_sim/driver)")"
 check "the engine's suspend-to-idle hooks ran once each" "s2idle suspends 1 wakes 1" \
 	"$(grep '^s2idle ' $SIM/regs)"
+check "the driver has no bind or unbind file: the hooks cannot be unbound by hand" "none" \
+	"$(ls /sys/bus/platform/drivers/skl_uncore_sim/ | grep -xE 'bind|unbind' || echo none)"
 rmmod skl_uncore_sim
 check_unloads_clean 1
 ktap_end

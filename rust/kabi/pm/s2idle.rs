@@ -87,6 +87,8 @@ impl<T: PmOps> Idle<T> {
                 (*pm).resume_noirq = Some(resume_noirq_cb::<T>);
                 (*drv).driver.name = name.as_char_ptr();
                 (*drv).driver.pm = pm;
+                // No `unbind` file: unbound by hand, the device would stop the hooks silently.
+                (*drv).driver.suppress_bind_attrs = true;
                 to_result(bindings::__platform_driver_register(
                     drv,
                     module.as_ptr(),
