@@ -125,18 +125,7 @@ const MODELS: [(Vfm, &CStr); 6] = [
     (Vfm::intel(6, 0xA6), c"Comet Lake-L"), // INTEL_COMETLAKE_L
 ];
 
-/// [`MODELS`]' CPUs.
-const fn model_vfms() -> [Vfm; MODELS.len()] {
-    let mut vfms = [Vfm::intel(0, 0); MODELS.len()];
-    let mut i = 0;
-    while i < MODELS.len() {
-        vfms[i] = MODELS[i].0;
-        i += 1;
-    }
-    vfms
-}
-
-crate::x86_cpu_device_table!(CPU_IDS, model_vfms());
+crate::x86_cpu_device_table!(CPU_IDS, MODELS);
 
 /// Checks that this is a supported part on bare metal, and returns what to register and the
 /// hardware access. It only reads: the uncore's registers may be another driver's until our

@@ -92,8 +92,10 @@ pub(crate) struct IdTable<const N: usize> {
 unsafe impl<const N: usize> Sync for IdTable<N> {}
 
 impl<const N: usize> IdTable<N> {
-    /// The table of `models`, in that order (`X86_MATCH_VFM()` for each).
-    pub(crate) const fn new(models: [Vfm; N]) -> Self {
+    /// The table of `models`' CPUs, in that order (`X86_MATCH_VFM()` for each): each model
+    /// comes with what its driver keeps for it, which stays out of the table, so that the
+    /// table is exactly what modpost and `x86_match_cpu()` read.
+    pub(crate) const fn new<T>(models: &[(Vfm, T); N]) -> Self {
         const fn entry(vfm: Vfm, flags: u16, index: usize) -> sys::x86_cpu_id {
             sys::x86_cpu_id {
                 vendor: vfm.vendor() as u16,
@@ -110,7 +112,7 @@ impl<const N: usize> IdTable<N> {
         let mut ids = [const { entry(Vfm(0), 0, 0) }; N];
         let mut i = 0;
         while i < N {
-            ids[i] = entry(models[i], ENTRY_VALID, i);
+            ids[i] = entry(models[i].0, ENTRY_VALID, i);
             i += 1;
         }
         Self {
@@ -129,14 +131,15 @@ impl<const N: usize> IdTable<N> {
     }
 }
 
-/// Declares `static $name: IdTable<_>` of `$models`, a constant `[Vfm; N]`, under the symbol
-/// modpost reads a module's `x86cpu` device table from (`MODULE_DEVICE_TABLE(x86cpu, ...)`).
+/// Declares `static $name: IdTable<_>` of `$models`, a constant `[(Vfm, T); N]` (see
+/// [`IdTable::new`]), under the symbol modpost reads a module's `x86cpu` device table from
+/// (`MODULE_DEVICE_TABLE(x86cpu, ...)`).
 #[macro_export]
 macro_rules! x86_cpu_device_table {
     ($name:ident, $models:expr) => {
         #[export_name = concat!("__mod_device_table__", ::core::line!(), "__kmod_",
                                 ::core::module_path!(), "__x86cpu__", ::core::stringify!($name))]
         static $name: $crate::kabi::x86_cpu::IdTable<{ $models.len() }> =
-            $crate::kabi::x86_cpu::IdTable::new($models);
+            $crate::kabi::x86_cpu::IdTable::new(&$models);
     };
 }
