@@ -16,8 +16,6 @@ mod log;
 mod package;
 mod pmu;
 
-#[cfg(skl_sim)]
-use kernel::sync::atomic::{ordering, Atomic};
 use kernel::{
     cpu::CpuId, new_mutex, prelude::*, str::CString, sync::Arc, sync::Mutex, ModuleMetadata,
 };
@@ -162,16 +160,6 @@ impl Engine {
     }
 }
 
-/// Suspend-to-idle callbacks since load (suspends, wakes), for the simulator's statistics.
-#[cfg(skl_sim)]
-static S2IDLE_CALLS: [Atomic<u64>; 2] = [const { Atomic::new(0) }; 2];
-
-/// Suspend-to-idle callbacks since load: suspends and wakes.
-#[cfg(skl_sim)]
-pub(crate) fn s2idle_calls() -> [u64; 2] {
-    S2IDLE_CALLS.each_ref().map(|c| c.load(ordering::Relaxed))
-}
-
 /// S3 and hibernation: syscore runs on the boot CPU, interrupts off, every other CPU offline.
 /// The boot CPU's package is folded and programmed again here. Every other package lost its
 /// last online CPU before: perf then took its events off (`del` folded their counts, exactly)
@@ -217,8 +205,6 @@ impl pm::PmOps for Engine {
     }
 
     fn idle_suspend(&self) {
-        #[cfg(skl_sim)]
-        S2IDLE_CALLS[0].add(1, ordering::Relaxed);
         // A package whose CPUs were all taken offline has nothing live but departed records:
         // its registers are left as they are, and its timer drops them when a CPU is back.
         for p in self.packages.iter() {
@@ -227,8 +213,6 @@ impl pm::PmOps for Engine {
     }
 
     fn idle_resume(&self) {
-        #[cfg(skl_sim)]
-        S2IDLE_CALLS[1].add(1, ordering::Relaxed);
         for p in self.packages.iter() {
             platform::on_package_cpu(p.id(), || p.wake_s2idle());
         }

@@ -17,6 +17,9 @@ use super::syscore::{self, SyscoreOps};
 
 mod s2idle;
 
+#[cfg(skl_sim)]
+pub(crate) use s2idle::calls as s2idle_calls;
+
 /// What to do around a system sleep.
 pub(crate) trait PmOps: Send + Sync + 'static {
     /// S3: the registers are about to be lost.

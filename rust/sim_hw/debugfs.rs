@@ -64,7 +64,7 @@ fn show_regs(hw: &Arc<SimHw>, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Re
         us[0], us[1], us[2], us[3], us[4]
     )?;
     writeln!(f, "nmi_reads {} busy {}", nmi::reads(), nmi::busy())?;
-    let [suspends, wakes] = crate::engine::s2idle_calls();
+    let [suspends, wakes] = crate::kabi::pm::s2idle_calls();
     writeln!(f, "s2idle suspends {suspends} wakes {wakes}")?;
     let overlapped = PROBES_IN_HOTPLUG.load(ordering::Relaxed);
     writeln!(f, "probes_in_hotplug {overlapped}")?;

@@ -149,6 +149,17 @@ impl<T: PmOps> PinnedDrop for Idle<T> {
     }
 }
 
+/// The hooks' calls since load (`idle_suspend`, `idle_resume`): the simulator's statistics,
+/// by which the selftests tell that they ran in suspend-to-idle and only there.
+#[cfg(skl_sim)]
+static CALLS: [Atomic<u64>; 2] = [const { Atomic::new(0) }; 2];
+
+/// The hooks' calls since load: `idle_suspend`'s, then `idle_resume`'s.
+#[cfg(skl_sim)]
+pub(crate) fn calls() -> [u64; 2] {
+    CALLS.each_ref().map(|c| c.load(ordering::Relaxed))
+}
+
 /// # Safety
 ///
 /// Called by the PM core for a device bound to the driver of a live `Idle<T>`.
@@ -160,6 +171,8 @@ unsafe extern "C" fn suspend_noirq_cb<T: PmOps>(dev: *mut bindings::device) -> c
     }
     // SAFETY: As required of `suspend_noirq_cb`.
     if let Some(this) = unsafe { Idle::<T>::from_dev(dev) } {
+        #[cfg(skl_sim)]
+        CALLS[0].add(1, ordering::Relaxed);
         this.ops.idle_suspend();
         this.asleep.store(true, ordering::Relaxed);
     }
@@ -172,7 +185,11 @@ unsafe extern "C" fn suspend_noirq_cb<T: PmOps>(dev: *mut bindings::device) -> c
 unsafe extern "C" fn resume_noirq_cb<T: PmOps>(dev: *mut bindings::device) -> c_int {
     // SAFETY: As required of `resume_noirq_cb`.
     match unsafe { Idle::<T>::from_dev(dev) } {
-        Some(this) if this.asleep.xchg(false, ordering::Relaxed) => this.ops.idle_resume(),
+        Some(this) if this.asleep.xchg(false, ordering::Relaxed) => {
+            #[cfg(skl_sim)]
+            CALLS[1].add(1, ordering::Relaxed);
+            this.ops.idle_resume();
+        }
         _ => {}
     }
     0
