@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The simulator build's C: the glue and the series' helpers both modules have (an object
- * belongs to one module), and the simulator's test hooks that Rust cannot write in 7.3: a
- * work item flushed at unload (kernel::workqueue has no flush) and in_nmi() (a macro over the
- * per-CPU preempt count).
+ * belongs to one module), and the simulator's test hook that Rust cannot write in 7.3: a
+ * work item flushed at unload (kernel::workqueue has no flush).
  */
-#include <linux/hardirq.h>
 #include <linux/workqueue.h>
 
 #include "kglue.c"
@@ -40,10 +38,4 @@ int skl_glue_defer(void (*fn)(void *data), void *data, unsigned int ms)
 void skl_glue_defer_flush(void)
 {
 	flush_delayed_work(&skl_defer_work);
-}
-
-/* A read in NMI cannot wait for the model's lock. */
-bool skl_glue_in_nmi(void)
-{
-	return in_nmi();
 }

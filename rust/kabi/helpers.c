@@ -11,5 +11,6 @@
 
 #include "helpers/cpufeature.c"
 #include "helpers/msr.c"
+#include "helpers/perf.c"
 #include "helpers/raw_spinlock.c"
 #include "helpers/topology.c"

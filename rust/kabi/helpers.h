@@ -27,6 +27,9 @@ bool rust_helper_boot_cpu_has(u16 bit);
 int rust_helper_rdmsrq_safe(u32 msr, u64 *val);
 int rust_helper_wrmsrq_safe(u32 msr, u64 val);
 
+/* helpers/perf.c: in_nmi() for kernel::perf (a read may run in NMI). */
+bool rust_helper_in_nmi(void);
+
 /* helpers/topology.c: packages for kernel::topology (x86). */
 unsigned int rust_helper_topology_logical_package_id(unsigned int cpu);
 unsigned int rust_helper_topology_max_packages(void);

@@ -15,8 +15,6 @@ struct pmu;
  * is pending); flush waits for it. */
 int skl_glue_defer(void (*fn)(void *data), void *data, unsigned int ms);
 void skl_glue_defer_flush(void);
-/* Simulator only: in_nmi() (a read in NMI cannot wait for the model's lock). */
-bool skl_glue_in_nmi(void);
 
 /* The CPU of @cpu's package in the cpumask perf keeps for @pmu's scope, or -ENODEV. */
 int skl_glue_pmu_scope_cpu(struct pmu *pmu, int cpu);

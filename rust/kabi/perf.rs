@@ -101,6 +101,15 @@ impl Scope {
     }
 }
 
+/// Whether the caller runs in NMI context (`in_nmi()`). A [`PmuOps::read`] may run there,
+/// on top of any code of its CPU, which may hold any lock: a read that needs a lock can tell
+/// that it must not wait for it there.
+#[allow(dead_code)] // Out of tree: only the simulator's read takes a lock.
+pub(crate) fn in_nmi() -> bool {
+    // SAFETY: `in_nmi()` reads the calling CPU's preempt count: any context, no state.
+    unsafe { sys::rust_helper_in_nmi() }
+}
+
 /// What a PMU does; perf's callbacks land here.
 ///
 /// The PMU has a [`Scope`] and no task context: every event is a CPU event, installed in the

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The package a CPU works for, MSR access, clocks, the module kset, and the simulator's hooks
-//! (partly through the C glue, `rust/kglue.c`).
+//! The package a CPU works for, MSR access, clocks, the module kset, and the simulator's
+//! hooks.
 
 #[cfg(skl_sim)]
 use kernel::error::to_result;
@@ -16,8 +16,6 @@ use kernel::{
 
 #[cfg(not(skl_sim))]
 use super::msr;
-#[cfg(skl_sim)]
-use super::perf_sys as sys;
 use super::{smp, topology};
 #[cfg(not(skl_sim))]
 use crate::uncore::regs::UncoreMsr;
@@ -38,14 +36,6 @@ pub(crate) fn now_fast_ns() -> u64 {
     // SAFETY: `ktime_get_boot_fast_ns` is NMI-safe and may be called from any context (its
     // boot offset is read racily, which on 64-bit only makes it late by a resume's sleep).
     unsafe { kernel::bindings::ktime_get_boot_fast_ns() }
-}
-
-/// Whether this runs in NMI context (the simulator's register file cannot wait for its lock
-/// there: the holder may be the context the NMI interrupted).
-#[cfg(skl_sim)]
-pub(crate) fn in_nmi() -> bool {
-    // SAFETY: `in_nmi` reads the current CPU's preempt count; any context.
-    unsafe { sys::skl_glue_in_nmi() }
 }
 
 /// CLOCK_MONOTONIC as [`now_ns`], NMI-safe (`ktime_get` is a seqcount reader, which an NMI

@@ -12,6 +12,7 @@ use kernel::{
 use super::{fault_to_err, SimHw};
 use crate::kabi::{
     lock::SimLock,
+    perf,
     platform::{self, now_ns},
     raw_spinlock::RawSpinLockIrqSave,
 };
@@ -53,7 +54,7 @@ impl SimHw {
         model: &RawSpinLockIrqSave<SimUncore>,
         f: impl FnOnce(&mut SimUncore, u64) -> core::result::Result<R, Fault>,
     ) -> Result<R> {
-        if !platform::in_nmi() {
+        if !perf::in_nmi() {
             return model.with(|m| f(m, now_ns())).map_err(fault_to_err);
         }
         NMI_READS[0].fetch_add(1, ordering::Relaxed);
