@@ -163,7 +163,7 @@ impl kernel::Module for SklUncoreSim {
             return Err(EINVAL);
         }
         let leak_live = flag("leak_live", param(module_parameters::leak_live.value()))?;
-        let hooks = kabi::poller::TestHooks::new(ipi_delay_ms, leak_live);
+        let hooks = kabi::poller::TestHooks::new(ipi_delay_ms, leak_live)?;
         let offline_delay_ms = param::<u32>(module_parameters::offline_delay_ms.value());
         if offline_delay_ms > 2000 {
             pr_err!("offline_delay_ms={offline_delay_ms}: must be 0..2000\n");

@@ -7,6 +7,8 @@
 //! bindings and `unsafe`; everything above it uses the safe types defined here.
 
 #[cfg(skl_sim)]
+mod late_call;
+#[cfg(skl_sim)]
 pub(crate) mod lock;
 #[cfg(not(skl_sim))]
 pub(crate) mod mchbar;

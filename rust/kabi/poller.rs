@@ -47,8 +47,6 @@ use kernel::{
     types::Opaque,
 };
 
-#[cfg(skl_sim)]
-use super::perf_sys as sys;
 use super::raw_spinlock::RawSpinLockIrqSave;
 use crate::uncore::timer::{self, Next};
 
@@ -75,7 +73,7 @@ pub(crate) fn homings_in_flight() -> u64 {
 
 /// Test hook (simulator only): milliseconds by which the IPI taking a timer home completes
 /// late, as when its target is a preempted virtual CPU: RCU grace periods pass meanwhile, so
-/// only `homing` tells the unload to wait. Run by a work item the glue flushes at unload.
+/// only `homing` tells the unload to wait. Run by a work item [`TestHooks`] flushes at unload.
 #[cfg(skl_sim)]
 static IPI_DELAY_MS: Atomic<u32> = Atomic::new(0);
 
@@ -87,23 +85,18 @@ static LEAK_LIVE: Atomic<bool> = Atomic::new(false);
 /// The simulator's test hooks (see [`IPI_DELAY_MS`] and [`LEAK_LIVE`]); dropped after every
 /// poller, it waits for a late IPI's work item.
 #[cfg(skl_sim)]
-pub(crate) struct TestHooks(());
-
-#[cfg(skl_sim)]
-impl TestHooks {
-    /// Sets the hooks for the module's lifetime.
-    pub(crate) fn new(ipi_delay_ms: u32, leak_live: bool) -> Self {
-        IPI_DELAY_MS.store(ipi_delay_ms, ordering::Relaxed);
-        LEAK_LIVE.store(leak_live, ordering::Relaxed);
-        Self(())
-    }
+pub(crate) struct TestHooks {
+    _late: super::late_call::Hold,
 }
 
 #[cfg(skl_sim)]
-impl Drop for TestHooks {
-    fn drop(&mut self) {
-        // SAFETY: Waits for the glue's work item, if any, to return (module text).
-        unsafe { sys::skl_glue_defer_flush() };
+impl TestHooks {
+    /// Sets the hooks for the module's lifetime (one at a time: `EBUSY`).
+    pub(crate) fn new(ipi_delay_ms: u32, leak_live: bool) -> Result<Self> {
+        let late = super::late_call::Hold::new()?;
+        IPI_DELAY_MS.store(ipi_delay_ms, ordering::Relaxed);
+        LEAK_LIVE.store(leak_live, ordering::Relaxed);
+        Ok(Self { _late: late })
     }
 }
 
@@ -457,8 +450,9 @@ unsafe extern "C" fn ipi_cb<T: PackageWork>(info: *mut c_void) {
     {
         let ms = IPI_DELAY_MS.load(ordering::Relaxed);
         // SAFETY: `ipi_finish` takes the same `info`, valid until `homing` clears, which only
-        // `ipi_finish` does; the glue runs it once, later, from a work item flushed at unload.
-        if ms > 0 && unsafe { sys::skl_glue_defer(Some(ipi_finish::<T>), info, ms) } == 0 {
+        // `ipi_finish` does (any CPU: it starts the timer where it runs); `TestHooks`, which
+        // holds the hook, is dropped after every poller, so after `stop` waited for `homing`.
+        if ms > 0 && unsafe { super::late_call::defer(ipi_finish::<T>, info, ms) } {
             return;
         }
     }

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The simulator's late IPI, a test hook: a call made some milliseconds later, from a work
+//! item, instead of now; one at a time, and waited for before the module's text goes.
+
+use kernel::{
+    ffi::c_void,
+    impl_has_delayed_work, new_delayed_work,
+    prelude::*,
+    sync::{
+        atomic::{ordering, Atomic},
+        Arc, ArcBorrow,
+    },
+    time::msecs_to_jiffies,
+    workqueue::{self, DelayedWork, WorkItem},
+};
+
+use super::raw_spinlock::RawSpinLockIrqSave;
+
+/// A call for later: `f(info)`.
+#[derive(Clone, Copy)]
+struct Call {
+    f: unsafe extern "C" fn(*mut c_void),
+    info: *mut c_void,
+}
+
+// SAFETY: [`LateCall::defer`]'s caller promises that `f(info)` may run later, from a work
+// item: on another thread.
+unsafe impl Send for Call {}
+
+/// The work item and the call it makes when it runs (`None`: no call pending).
+#[pin_data]
+pub(crate) struct LateCall {
+    #[pin]
+    work: DelayedWork<LateCall>,
+    #[pin]
+    pending: RawSpinLockIrqSave<Option<Call>>,
+}
+
+impl_has_delayed_work! {
+    impl HasDelayedWork<Self> for LateCall { self.work }
+}
+
+impl WorkItem for LateCall {
+    type Pointer = Arc<LateCall>;
+
+    fn run(this: Arc<LateCall>) {
+        if let Some(call) = this.pending.lock().take() {
+            // SAFETY: `defer`'s caller promised that `f(info)` may be called once, later;
+            // taking the call out of `pending` makes this the once.
+            unsafe { (call.f)(call.info) };
+        }
+    }
+}
+
+/// The hook in use, while a [`Hold`] holds it: what [`defer`] reaches from an IPI.
+static HELD: Atomic<*mut LateCall> = Atomic::new(core::ptr::null_mut());
+
+/// Publishes a [`LateCall`] for [`defer`] while it lives; on drop, unpublishes it and waits
+/// for its work item to return (its function is this module's text).
+///
+/// # Invariants
+///
+/// `HELD` is `call`'s address from `new` to `drop`, and only one `Hold` exists.
+pub(crate) struct Hold {
+    call: Arc<LateCall>,
+}
+
+impl Hold {
+    /// Takes the hook; `EBUSY` if another `Hold` has it. Process context.
+    pub(crate) fn new() -> Result<Self> {
+        let call = Arc::pin_init(
+            pin_init!(LateCall {
+                work <- new_delayed_work!("LateCall::work"),
+                pending <- RawSpinLockIrqSave::new(
+                    None,
+                    c"LateCall::pending",
+                    kernel::static_lock_class!()
+                ),
+            }),
+            GFP_KERNEL,
+        )?;
+        let ptr = Arc::as_ptr(&call).cast_mut();
+        HELD.cmpxchg(core::ptr::null_mut(), ptr, ordering::Release)
+            .map_err(|_| EBUSY)?;
+        // INVARIANT: `HELD` is `call`'s address until `drop`, and was null before.
+        Ok(Self { call })
+    }
+}
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        HELD.store(core::ptr::null_mut(), ordering::Relaxed);
+        // SAFETY: `self.call.work` is valid and aligned (`self` keeps it alive).
+        let work = unsafe { DelayedWork::raw_as_work(&self.call.work) };
+        // SAFETY: `work` is the `work` field of that `delayed_work` (`raw_as_work`);
+        // `flush_delayed_work` sleeps (process context, as `drop` is) until an instance
+        // pending or running has returned.
+        unsafe {
+            let dwork = kernel::container_of!(
+                work.cast::<kernel::bindings::work_struct>(),
+                kernel::bindings::delayed_work,
+                work
+            );
+            kernel::bindings::flush_delayed_work(dwork)
+        };
+    }
+}
+
+/// Calls `f(info)` `ms` milliseconds from now, from a work item, if a [`Hold`] is held and
+/// no call is pending; otherwise returns `false` and does nothing (the caller calls now).
+///
+/// # Safety
+///
+/// The [`Hold`] held now, if any, is not dropped before this returns, and `f(info)` is sound
+/// to call once, from process context on any CPU, at any time until that `Hold` is dropped
+/// (its drop waits for the call).
+pub(crate) unsafe fn defer(
+    f: unsafe extern "C" fn(*mut c_void),
+    info: *mut c_void,
+    ms: u32,
+) -> bool {
+    let ptr = HELD.load(ordering::Acquire);
+    if ptr.is_null() {
+        return false;
+    }
+    // SAFETY: A non-null `HELD` is the `LateCall` its `Hold` keeps alive (invariant), and
+    // the caller keeps that `Hold` until this returns.
+    let call: Arc<LateCall> = unsafe { ArcBorrow::from_raw(ptr) }.into();
+    {
+        let mut pending = call.pending.lock();
+        if pending.is_some() {
+            return false;
+        }
+        *pending = Some(Call { f, info });
+    }
+    match workqueue::system().enqueue_delayed(call, msecs_to_jiffies(ms)) {
+        Ok(()) => true,
+        // Already queued: cannot be, as the item is queued only with a call in `pending`,
+        // which its run takes first. Then it is not made at all.
+        Err(call) => {
+            call.pending.lock().take();
+            false
+        }
+    }
+}
