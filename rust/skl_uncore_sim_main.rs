@@ -60,11 +60,11 @@ module! {
         },
         ipi_delay_ms: u32 {
             default: 0,
-            description: "Test hook: ms by which the IPI taking a timer home completes late (0-1000)",
+            description: "Test hook: ms by which the IPI sending a timer home is late (0-1000)",
         },
         leak_live: u8 {
             default: 0,
-            description: "Test hook: 1: package timers stay armed as if an event were left at unload",
+            description: "Test hook: 1: package timers stay armed as if perf left an event",
         },
         offline_delay_ms: u32 {
             default: 0,

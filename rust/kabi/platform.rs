@@ -11,7 +11,6 @@ use kernel::{
     bindings,
     cpu::{nr_cpu_ids, CpuId},
     prelude::*,
-    types::Opaque,
 };
 
 #[cfg(not(skl_sim))]
@@ -150,7 +149,7 @@ fn module_kset() -> *mut bindings::kset {
         // `improper_ctypes` warns of) does not matter.
         #[allow(improper_ctypes)]
         extern "C" {
-            static __this_module: Opaque<bindings::module>;
+            static __this_module: kernel::types::Opaque<bindings::module>;
         }
         // SAFETY: This module's struct lives while its code runs; its kobject's `kset`,
         // `module_kset`, is set before the module's init runs and never changes.

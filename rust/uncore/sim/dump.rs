@@ -38,12 +38,13 @@ impl SimUncore {
         )?;
         for b in 0..self.nr_cbox {
             for i in 0..self.cbo_counters {
+                let (sel, ctr) = (Reg::CboEvtSel(b, i), Reg::CboCtr(b, i));
+                write!(f, "MSR_UNC_CBO_{b}_PERFEVTSEL{i}  {:#05x} = ", address(sel))?;
                 writeln!(
                     f,
-                    "MSR_UNC_CBO_{b}_PERFEVTSEL{i}  {:#05x} = {:#018x}  PERFCTR{i} {:#05x} = {:#018x}",
-                    address(Reg::CboEvtSel(b, i)),
+                    "{:#018x}  PERFCTR{i} {:#05x} = {:#018x}",
                     self.evtsel[b as usize][i as usize],
-                    address(Reg::CboCtr(b, i)),
+                    address(ctr),
                     self.ctr[b as usize][i as usize].value
                 )?;
             }
