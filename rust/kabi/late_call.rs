@@ -24,13 +24,13 @@ struct Call {
     info: *mut c_void,
 }
 
-// SAFETY: [`LateCall::defer`]'s caller promises that `f(info)` may run later, from a work
-// item: on another thread.
+// SAFETY: [`defer`]'s caller promises that `f(info)` may run later, from a work item: on
+// another thread.
 unsafe impl Send for Call {}
 
 /// The work item and the call it makes when it runs (`None`: no call pending).
 #[pin_data]
-pub(crate) struct LateCall {
+struct LateCall {
     #[pin]
     work: DelayedWork<LateCall>,
     #[pin]
