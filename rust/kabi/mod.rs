@@ -25,6 +25,7 @@ pub(crate) mod poller;
 #[cfg(not(skl_sim))]
 pub(crate) mod msr;
 pub(crate) mod perf;
+mod perf_scope_cpu;
 #[path = "perf_sys.rs"]
 mod perf_sys;
 pub(crate) mod smp;

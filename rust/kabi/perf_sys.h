@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* What the module-local bindgen run sees: perf's and syscore's kernel API, x86 CPU ID tables,
- * our C glue and the series' helpers. */
+/* What the module-local bindgen run sees: perf's and syscore's kernel API, x86 CPU ID tables
+ * and the series' helpers. */
 #include <linux/perf_event.h>
 #include <linux/syscore_ops.h>
 #include <asm/cpu_device_id.h>
-#include "kglue.h"
 #include "helpers.h"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Module-local bindings for `<linux/perf_event.h>` and the C glue, which `kernel::bindings`
-//! does not cover. Generated at build time (see `Kbuild`).
+//! Module-local bindings for `<linux/perf_event.h>` and the series' helpers, which
+//! `kernel::bindings` does not cover, generated at build time (see `Kbuild`), and the Rust
+//! stand-in for `perf_pmu_scope_cpu()`, which the series adds to perf.
 //!
 //! This module may not be used directly outside `kabi/`: the safe wrappers next to it are the
 //! interface.
@@ -27,3 +28,5 @@ use kernel::ffi;
 use pin_init::MaybeZeroable;
 
 include!("perf_sys_generated.rs");
+
+pub(crate) use super::perf_scope_cpu::perf_pmu_scope_cpu;

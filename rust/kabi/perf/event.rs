@@ -382,10 +382,10 @@ impl InitEvent {
     /// that CPU goes offline. `ENODEV` if the package has no CPU in the mask.
     pub(crate) fn move_to_scope_cpu(&self) -> Result {
         let raw = self.0.raw();
-        // SAFETY: In `event_init` the event is live and not installed anywhere: perf reads
-        // `cpu` to pick the context only after `event_init` returns. `pmu` is the event's
-        // registered PMU, whose `dev` perf created at registration.
-        let target = unsafe { sys::skl_glue_pmu_scope_cpu((*raw).pmu, (*raw).cpu) };
+        // SAFETY: In `event_init`, in process context, the event is live and not installed
+        // anywhere: perf reads `cpu` to pick the context only after `event_init` returns.
+        // `pmu` is the event's PMU, which perf keeps registered while it calls `event_init`.
+        let target = unsafe { sys::perf_pmu_scope_cpu((*raw).pmu, (*raw).cpu) };
         let target = to_result(target).map(|()| target)?;
         // SAFETY: As above: nothing else reads or writes `cpu` before `event_init` returns.
         unsafe { (*raw).cpu = target };
