@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The simulator's late IPI, a test hook: a call made some milliseconds later, from a work
-//! item, instead of now; one at a time, and waited for before the module's text goes.
+//! item, instead of now, as when the IPI's target is a preempted virtual CPU; one at a time,
+//! and waited for before the module's text goes.
 
 use kernel::{
     ffi::c_void,
@@ -28,9 +29,10 @@ struct Call {
 // another thread.
 unsafe impl Send for Call {}
 
-/// The work item and the call it makes when it runs (`None`: no call pending).
+/// The work item, the call it makes when it runs (`None`: no call pending), and how late.
 #[pin_data]
 struct LateCall {
+    delay_ms: u32,
     #[pin]
     work: DelayedWork<LateCall>,
     #[pin]
@@ -67,10 +69,12 @@ pub(crate) struct Hold {
 }
 
 impl Hold {
-    /// Takes the hook; `EBUSY` if another `Hold` has it. Process context.
-    pub(crate) fn new() -> Result<Self> {
+    /// Takes the hook, making [`defer`] call `delay_ms` milliseconds late (0: never); `EBUSY`
+    /// if another `Hold` has it. Process context.
+    pub(crate) fn new(delay_ms: u32) -> Result<Self> {
         let call = Arc::pin_init(
             pin_init!(LateCall {
+                delay_ms,
                 work <- new_delayed_work!("LateCall::work"),
                 pending <- RawSpinLockIrqSave::new(
                     None,
@@ -107,26 +111,28 @@ impl Drop for Hold {
     }
 }
 
-/// Calls `f(info)` `ms` milliseconds from now, from a work item, if a [`Hold`] is held and
-/// no call is pending; otherwise returns `false` and does nothing (the caller calls now).
+/// Calls `f(info)` the [`Hold`]'s delay from now, from a work item, if a `Hold` with a delay is
+/// held and no call is pending; otherwise returns `false` and does nothing (the caller calls
+/// now).
 ///
 /// # Safety
 ///
 /// The [`Hold`] held now, if any, is not dropped before this returns, and `f(info)` is sound
 /// to call once, from process context on any CPU, at any time until that `Hold` is dropped
 /// (its drop waits for the call).
-pub(crate) unsafe fn defer(
-    f: unsafe extern "C" fn(*mut c_void),
-    info: *mut c_void,
-    ms: u32,
-) -> bool {
+pub(crate) unsafe fn defer(f: unsafe extern "C" fn(*mut c_void), info: *mut c_void) -> bool {
     let ptr = HELD.load(ordering::Acquire);
     if ptr.is_null() {
         return false;
     }
     // SAFETY: A non-null `HELD` is the `LateCall` its `Hold` keeps alive (invariant), and
     // the caller keeps that `Hold` until this returns.
-    let call: Arc<LateCall> = unsafe { ArcBorrow::from_raw(ptr) }.into();
+    let call = unsafe { ArcBorrow::from_raw(ptr) };
+    if call.delay_ms == 0 {
+        return false;
+    }
+    let delay = msecs_to_jiffies(call.delay_ms);
+    let call: Arc<LateCall> = call.into();
     {
         let mut pending = call.pending.lock();
         if pending.is_some() {
@@ -134,7 +140,7 @@ pub(crate) unsafe fn defer(
         }
         *pending = Some(Call { f, info });
     }
-    match workqueue::system().enqueue_delayed(call, msecs_to_jiffies(ms)) {
+    match workqueue::system().enqueue_delayed(call, delay) {
         Ok(()) => true,
         // Already queued: cannot be, as the item is queued only with a call in `pending`,
         // which its run takes first. Then it is not made at all.

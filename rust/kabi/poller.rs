@@ -71,19 +71,14 @@ pub(crate) fn homings_in_flight() -> u64 {
     HOMINGS_SENT.load(ordering::Acquire).saturating_sub(done)
 }
 
-/// Test hook (simulator only): milliseconds by which the IPI taking a timer home completes
-/// late, as when its target is a preempted virtual CPU: RCU grace periods pass meanwhile, so
-/// only `homing` tells the unload to wait. Run by a work item [`TestHooks`] flushes at unload.
-#[cfg(skl_sim)]
-static IPI_DELAY_MS: Atomic<u32> = Atomic::new(0);
-
 /// Test hook (simulator only): once something was live, a poller's count never drops below
 /// one, as if perf had left an event behind: its timer is still armed at unload.
 #[cfg(skl_sim)]
 static LEAK_LIVE: Atomic<bool> = Atomic::new(false);
 
-/// The simulator's test hooks (see [`IPI_DELAY_MS`] and [`LEAK_LIVE`]); dropped after every
-/// poller, it waits for a late IPI's work item.
+/// The simulator's test hooks: the IPI taking a timer home completes late (RCU grace periods
+/// pass meanwhile, so only `homing` tells the unload to wait), and [`LEAK_LIVE`]. Dropped
+/// after every poller, it waits for a late IPI's work item.
 #[cfg(skl_sim)]
 pub(crate) struct TestHooks {
     _late: super::late_call::Hold,
@@ -93,8 +88,7 @@ pub(crate) struct TestHooks {
 impl TestHooks {
     /// Sets the hooks for the module's lifetime (one at a time: `EBUSY`).
     pub(crate) fn new(ipi_delay_ms: u32, leak_live: bool) -> Result<Self> {
-        let late = super::late_call::Hold::new()?;
-        IPI_DELAY_MS.store(ipi_delay_ms, ordering::Relaxed);
+        let late = super::late_call::Hold::new(ipi_delay_ms)?;
         LEAK_LIVE.store(leak_live, ordering::Relaxed);
         Ok(Self { _late: late })
     }
@@ -446,15 +440,12 @@ impl<T: PackageWork> Poller<T> {
 /// Called by the IPI machinery with the `csd` of a live `Poller<T>`, sent by its timer
 /// callback, which set `homing`.
 unsafe extern "C" fn ipi_cb<T: PackageWork>(info: *mut c_void) {
+    // SAFETY: `ipi_finish` takes the same `info`, valid until `homing` clears, which only
+    // `ipi_finish` does (any CPU: it starts the timer where it runs); `TestHooks`, which holds
+    // the hook, is dropped after every poller, so after `stop` waited for `homing`.
     #[cfg(skl_sim)]
-    {
-        let ms = IPI_DELAY_MS.load(ordering::Relaxed);
-        // SAFETY: `ipi_finish` takes the same `info`, valid until `homing` clears, which only
-        // `ipi_finish` does (any CPU: it starts the timer where it runs); `TestHooks`, which
-        // holds the hook, is dropped after every poller, so after `stop` waited for `homing`.
-        if ms > 0 && unsafe { super::late_call::defer(ipi_finish::<T>, info, ms) } {
-            return;
-        }
+    if unsafe { super::late_call::defer(ipi_finish::<T>, info) } {
+        return;
     }
     // SAFETY: As required of `ipi_cb`.
     unsafe { ipi_finish::<T>(info) };
