@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The helper files of the patch series (rust/helpers/ in tree, where helpers.c includes
- * them), compiled into the out-of-tree module unchanged: one text for both builds.
+ * them), compiled into the out-of-tree module unchanged: one text for both builds. As in tree,
+ * the module's bindgen run reads this file (perf_sys.h) for the helpers' declarations, and
+ * Kbuild expects no prototypes.
  */
 #include <linux/compiler_types.h>
-
-#include "helpers.h"
 
 #define __rust_helper
 
