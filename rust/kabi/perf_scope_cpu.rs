@@ -23,6 +23,7 @@ use kernel::{
 };
 
 use super::perf_sys as sys;
+use super::topology::logical_package_id;
 
 /// A page for a sysfs `show`, which may fill it to its end: page-aligned, as `sysfs_emit()`
 /// requires.
@@ -95,14 +96,10 @@ unsafe fn scope_cpu(pmu: *mut sys::pmu, cpu: c_int) -> Result<CpuId> {
     if parsed != 0 {
         return Err(ENODEV);
     }
-    let package = |c: CpuId| {
-        // SAFETY: `c` is below `nr_cpu_ids()`, so a possible CPU, whose `cpu_data` exists.
-        unsafe { sys::rust_helper_topology_logical_package_id(c.as_u32()) }
-    };
-    let pkg = package(cpu);
+    let pkg = logical_package_id(cpu);
     (0..nr_cpu_ids())
         .filter_map(CpuId::from_u32)
-        .find(|&c| mask.test(c) && (sys_wide || package(c) == pkg))
+        .find(|&c| mask.test(c) && (sys_wide || logical_package_id(c) == pkg))
         .ok_or(ENODEV)
 }
 
