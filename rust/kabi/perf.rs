@@ -26,6 +26,7 @@
 //! )?;
 //! ```
 
+mod counter;
 mod event;
 pub(crate) mod sysfs;
 
@@ -39,6 +40,7 @@ use kernel::{
     types::Opaque,
 };
 
+pub(crate) use counter::KernelCounter;
 pub(crate) use event::{Event, EventRef, GroupMember, InitEvent, ReadEvent};
 
 use super::perf_sys as sys;
