@@ -8,22 +8,84 @@
 //! concurrency rules of perf's core are written on [`PmuOps`] and enforced by those types. All
 //! raw pointer work for perf lives here; nothing in it is specific to the uncore.
 //!
-//! A driver implements [`PmuOps`] and registers it:
+//! A driver implements [`PmuOps`] and registers it. This PMU counts what is added to a total;
+//! a [`KernelCounter`] opened on it counts what was added while it was open:
 //!
-//! ```ignore
-//! struct Counter;
-//! #[vtable]
-//! impl PmuOps for Counter {
-//!     fn attrs(&self) -> &PmuAttrs { ... }
-//!     fn event_init(&self, ev: &InitEvent) -> Result { ev.set_hw_config(0); Ok(()) }
-//!     fn add(&self, ev: &Event, flags: EventFlags) -> Result { ... }
-//!     fn read(&self, ev: &ReadEvent) { ev.add_count(...) }
-//!     // del, start, stop; pmu_enable and pmu_disable if the PMU needs them
+//! ```
+//! use kernel::perf::{
+//!     sysfs::{PmuAttrs, StrAttr},
+//!     Event, EventFlag, EventFlags, HwState, HwStateFlag, InitEvent, KernelCounter, PmuOps,
+//!     PmuRegistration, ReadEvent, Scope,
+//! };
+//! use kernel::{
+//!     cpu::CpuId,
+//!     str::CString,
+//!     sync::atomic::{Atomic, Relaxed},
+//! };
+//!
+//! static TOTAL: Atomic<u64> = Atomic::new(0);
+//!
+//! struct Total {
+//!     attrs: Pin<KBox<PmuAttrs>>,
 //! }
-//! let reg = KBox::pin_init(
-//!     PmuRegistration::register(name, Scope::Package, Counter, module),
+//!
+//! #[vtable]
+//! impl PmuOps for Total {
+//!     fn attrs(&self) -> &PmuAttrs {
+//!         &self.attrs
+//!     }
+//!     fn event_init(&self, ev: &InitEvent) -> Result {
+//!         if ev.config() != 0 || ev.is_sampling() {
+//!             return Err(EINVAL);
+//!         }
+//!         Ok(())
+//!     }
+//!     fn add(&self, ev: &Event, flags: EventFlags) -> Result {
+//!         ev.set_state(HwState::STOPPED_UPTODATE);
+//!         if flags.contains(EventFlag::Start) {
+//!             self.start(ev, flags);
+//!         }
+//!         Ok(())
+//!     }
+//!     fn del(&self, ev: &Event, flags: EventFlags) {
+//!         self.stop(ev, flags);
+//!     }
+//!     fn start(&self, ev: &Event, _flags: EventFlags) {
+//!         ev.set_prev_count(TOTAL.load(Relaxed));
+//!         ev.set_state(HwState::empty());
+//!     }
+//!     fn stop(&self, ev: &Event, _flags: EventFlags) {
+//!         if !ev.state().contains(HwStateFlag::Stopped) {
+//!             self.read(ev);
+//!             ev.set_state(HwState::STOPPED_UPTODATE);
+//!         }
+//!     }
+//!     fn read(&self, ev: &ReadEvent) {
+//!         ev.update_count(|| TOTAL.load(Relaxed));
+//!     }
+//! }
+//!
+//! # let module = kernel::module::this_module::<crate::LocalModule>();
+//! let attrs = PmuAttrs::new(&[StrAttr { name: c"event", value: c"config:0-7" }], &[])?;
+//! let name = CString::try_from_fmt(fmt!("rust_doctest_total"))?;
+//! let pmu = KBox::pin_init(
+//!     PmuRegistration::register(name, Scope::System, Total { attrs }, module),
 //!     GFP_KERNEL,
 //! )?;
+//! let ty = pmu.pmu_type();
+//! TOTAL.add(2, Relaxed);
+//! let counter = KernelCounter::new(ty, 0, CpuId::current(), false)?;
+//! TOTAL.add(3, Relaxed);
+//! assert_eq!(counter.read(), 3);
+//! TOTAL.add(4, Relaxed);
+//! assert_eq!(counter.read(), 7);
+//! // `event_init` refuses the config.
+//! assert_eq!(KernelCounter::new(ty, 1, CpuId::current(), false).err(), Some(EINVAL));
+//! drop(counter);
+//! drop(pmu);
+//! // Unregistered: no PMU takes the type now.
+//! assert_eq!(KernelCounter::new(ty, 0, CpuId::current(), false).err(), Some(ENOENT));
+//! # Ok::<(), Error>(())
 //! ```
 
 mod counter;

@@ -11,6 +11,21 @@ use super::super::perf_sys as sys;
 /// A counting event the kernel opened on one CPU (`perf_event_create_kernel_counter`), of no
 /// task and with no overflow handler; released on drop.
 ///
+/// [`crate::perf`]'s example opens one on a PMU of its own. A disabled event counts nothing:
+///
+/// ```
+/// use kernel::{bindings, cpu::CpuId, perf::KernelCounter};
+///
+/// let dummy = KernelCounter::new(
+///     bindings::perf_type_id_PERF_TYPE_SOFTWARE,
+///     bindings::perf_sw_ids_PERF_COUNT_SW_DUMMY.into(),
+///     CpuId::current(),
+///     true,
+/// )?;
+/// assert_eq!(dummy.read(), 0);
+/// # Ok::<(), Error>(())
+/// ```
+///
 /// # Invariants
 ///
 /// `event` was returned by `perf_event_create_kernel_counter` and is not released yet.
