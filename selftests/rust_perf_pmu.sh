@@ -3,13 +3,21 @@
 # The patch series' sample PMU (rust_perf_pmu.ko, built out of tree from
 # rust/samples/rust_perf_pmu.rs): kernel::perf apart from any uncore. Its one event counts
 # what is written to debugfs, so every count here is exact.
+# Usage: rust_perf_pmu.sh [builtin]: builtin, on the series kernel, where the sample is built
+# in: no insmod, no rmmod.
 . /selftests/lib.sh
 
 DEV=/sys/bus/event_source/devices/rust_perf_pmu
 ADD=/sys/kernel/debug/rust_perf_pmu/add
 ktap_header
 
-if insmod /lib/skl/rust_perf_pmu.ko; then ok "insmod rust_perf_pmu"; else not_ok "insmod rust_perf_pmu" "failed"; fi
+if [ "${1:-}" = builtin ]; then
+	check "built in: its PMU registered at boot" "yes" "$([ -e $DEV ] && echo yes || echo no)"
+elif insmod /lib/skl/rust_perf_pmu.ko; then
+	ok "insmod rust_perf_pmu"
+else
+	not_ok "insmod rust_perf_pmu" "failed"
+fi
 check "PMU type logged" "$(cat $DEV/type 2>/dev/null || echo 'no PMU')" \
 	"$(dmesg | sed -n 's/.*rust_perf_pmu: PMU type \([0-9]*\)$/\1/p')"
 check "system scope: one CPU in cpumask" "0" "$(cat $DEV/cpumask)"
@@ -75,6 +83,7 @@ else
 	not_ok "insmod nmi_read" "failed (read_local=0x$addr)"
 fi
 
+[ "${1:-}" = builtin ] && ktap_end
 if rmmod rust_perf_pmu; then ok "rmmod rust_perf_pmu"; else not_ok "rmmod rust_perf_pmu" "failed"; fi
 check "PMU and debugfs directory gone" "no no" \
 	"$([ -e $DEV ] && echo yes || echo no) $([ -e ${ADD%/add} ] && echo yes || echo no)"
