@@ -17,6 +17,8 @@ out=$(insmod /lib/skl/skl_uncore.ko 2>&1)
 rc=$?
 check "skl_uncore.ko, the tree's, refuses the VM with ENODEV" "19 1" \
 	"$rc $(echo "$out" | grep -c 'No such device')"
+# Distinct lines: busybox insmod retries a failed finit_module with init_module, and each
+# attempt logs the same line (as in skl_uncore_refuse.sh).
 msgs=$(dmesg | grep 'skl_uncore: ' | sed 's/^\[[^]]*\] //' | sort -u)
 check "in one line, saying so, and it taints nothing" "1 1 0" \
 	"$(printf '%s\n' "$msgs" | grep -c .) $(printf '%s\n' "$msgs" | grep -c 'under a hypervisor: the uncore PMU is not virtualised, not loading$') $(dmesg | grep -c 'taints kernel')"

@@ -2,7 +2,7 @@
 
 //! A safe face for the parts of perf's PMU API the driver uses.
 //!
-//! [`PmuRegistration`] owns a `struct pmu` of package scope and routes perf's callbacks to a
+//! [`PmuRegistration`] owns a `struct pmu` of a given [`Scope`] and routes perf's callbacks to a
 //! [`PmuOps`] implementation. Each callback gets the event as a type that offers only what is
 //! sound in that callback's context ([`InitEvent`], [`Event`], [`ReadEvent`]): the
 //! concurrency rules of perf's core are written on [`PmuOps`] and enforced by those types. All
@@ -146,8 +146,9 @@ impl HwState {
 }
 
 /// Which CPUs share a PMU's counters (`pmu->scope`): perf keeps its `cpumask`, one CPU per
-/// scope, installs every event there, moves the events when that CPU goes offline, and lets
-/// any CPU of the scope read them.
+/// scope, where tools open the PMU's events (perf installs an event on the CPU it is given: a
+/// PMU that needs it there moves it, [`InitEvent::move_to_scope_cpu`]); moves the events of
+/// that CPU when it goes offline; and lets any CPU of the scope read them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Scope {
     /// `PERF_PMU_SCOPE_PKG`: one context per package.

@@ -9,7 +9,7 @@ use kernel::{cpu::CpuId, error::from_err_ptr, prelude::*};
 use super::super::perf_sys as sys;
 
 /// A counting event the kernel opened on one CPU (`perf_event_create_kernel_counter`), of no
-/// task and with no overflow handler; released on drop.
+/// task and with no overflow handler; released on drop, which may sleep (process context).
 ///
 /// [`crate::perf`]'s example opens one on a PMU of its own. A disabled event counts nothing:
 ///
