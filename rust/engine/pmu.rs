@@ -12,8 +12,8 @@ use super::{
 use crate::kabi::{
     perf::{
         sysfs::{PmuAttrs, StrAttr},
-        Event, EventFlag, EventFlags, GroupMember, HwState, HwStateFlag, InitEvent, PmuOps,
-        ReadEvent, Scope,
+        Event, EventFlag, EventFlags, GroupMember, HwConfig, HwState, HwStateFlag, InitEvent,
+        PmuOps, ReadEvent, Scope,
     },
     platform, topology,
 };
@@ -102,7 +102,7 @@ impl UncorePmu {
     }
 
     /// The package of an event (on its package's scope CPU since `event_init`).
-    fn package_of(&self, ev: &Event) -> &Arc<Package> {
+    fn package_of(&self, ev: &Event<Target>) -> &Arc<Package> {
         self.package_of_cpu(ev.cpu())
     }
 
@@ -112,24 +112,20 @@ impl UncorePmu {
         self.engine.package(topology::logical_package_id(cpu))
     }
 
-    /// Checks that `ev` and the rest of its group fit this PMU's counters: the box's lock
-    /// taken once for the whole group.
-    fn validate_group(&self, ev: &InitEvent) -> Result {
+    /// Checks that `ev`, counting `target`, and the rest of its group fit this PMU's
+    /// counters: the box's lock taken once for the whole group.
+    fn validate_group(&self, ev: &InitEvent<Target>, target: Target) -> Result {
         // One more than a box holds: a group that large is refused on its size alone.
         let mut targets = [Target::Fixed; MAX_BOX_EVENTS + 1];
         let mut n = 0;
-        let mut collect = |config: u64| {
+        let mut collect = |t: Target| {
             if n < targets.len() {
-                targets[n] = Target::from_raw(config);
+                targets[n] = t;
                 n += 1;
             }
         };
-        ev.for_each_in_group(|e: &GroupMember| {
-            if ev.same_pmu(e) {
-                collect(e.hw_config());
-            }
-        });
-        collect(ev.hw_config());
+        ev.for_each_in_group(|e: &GroupMember<Target>| collect(e.hw_config()));
+        collect(target);
         if !self
             .package_of_cpu(ev.cpu())
             .group_fits(self.slot, &targets[..n])
@@ -144,13 +140,25 @@ impl UncorePmu {
     }
 }
 
+/// An event's target, kept in `hw.config` from `event_init` to its end.
+impl HwConfig for Target {
+    fn into_raw(self) -> u64 {
+        self.to_raw()
+    }
+    fn from_raw(raw: u64) -> Self {
+        Target::from_raw(raw)
+    }
+}
+
 #[vtable]
 impl PmuOps for UncorePmu {
+    type Config = Target;
+
     fn attrs(&self) -> &PmuAttrs {
         &self.attrs
     }
 
-    fn event_init(&self, ev: &InitEvent) -> Result {
+    fn event_init(&self, ev: &InitEvent<Target>) -> Result<Target> {
         if ev.is_sampling() {
             return Err(refuse(
                 self.name(),
@@ -180,7 +188,6 @@ impl PmuOps for UncorePmu {
             ev.config2(),
         )
         .map_err(|e| refuse(self.name(), EINVAL, Why(e)))?;
-        ev.set_hw_config(target.to_raw());
         let pkg = self.package_of_cpu(ev.cpu());
         self.engine.probe_late(pkg)?;
         // A register this event needs faulted before (said then, once): it cannot count.
@@ -188,16 +195,17 @@ impl PmuOps for UncorePmu {
             return Err(EIO);
         }
         if !ev.is_leader() {
-            self.validate_group(ev)?;
+            self.validate_group(ev, target)?;
         }
         // Every event of a package in the one context perf moves at hotplug, whatever CPU
         // the user named: there perf rotates them fairly over the box's counters.
         ev.move_to_scope_cpu()
-            .map_err(|e| refuse(self.name(), e, "no CPU of the package in the PMU's cpumask"))
+            .map_err(|e| refuse(self.name(), e, "no CPU of the package in the PMU's cpumask"))?;
+        Ok(target)
     }
 
-    fn add(&self, ev: &Event, flags: EventFlags) -> Result {
-        let target = Target::from_raw(ev.hw_config());
+    fn add(&self, ev: &Event<Target>, flags: EventFlags) -> Result {
+        let target = ev.hw_config();
         let start = flags.contains(EventFlag::Start);
         ev.set_state(if start {
             HwState::empty()
@@ -221,7 +229,7 @@ impl PmuOps for UncorePmu {
         res
     }
 
-    fn del(&self, ev: &Event, _flags: EventFlags) {
+    fn del(&self, ev: &Event<Target>, _flags: EventFlags) {
         // On a CPU going offline, perf is moving the event to another CPU of the package:
         // its counter counts on for it until that `add`. Not if no other CPU of the package
         // is active: the package goes offline, and perf puts the event back only when it
@@ -239,13 +247,13 @@ impl PmuOps for UncorePmu {
         ev.set_state(HwState::STOPPED_UPTODATE);
     }
 
-    fn start(&self, ev: &Event, _flags: EventFlags) {
+    fn start(&self, ev: &Event<Target>, _flags: EventFlags) {
         ev.set_state(HwState::empty());
         self.package_of(ev)
             .with_box(self.slot, |b, cx| ((), b.start(cx, ev.handle())));
     }
 
-    fn stop(&self, ev: &Event, flags: EventFlags) {
+    fn stop(&self, ev: &Event<Target>, flags: EventFlags) {
         self.package_of(ev).with_box(self.slot, |b, cx| {
             b.stop(cx, ev.handle());
             ((), None)

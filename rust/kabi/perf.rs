@@ -9,7 +9,8 @@
 //! raw pointer work for perf lives here; nothing in it is specific to the uncore.
 //!
 //! A driver implements [`PmuOps`] and registers it. This PMU counts what is added to a total;
-//! a [`KernelCounter`] opened on it counts what was added while it was open:
+//! a [`KernelCounter`] opened on it counts what was added while it was open. Its callbacks are
+//! those of `samples/rust/rust_perf_pmu.rs`, whose total a debugfs file feeds:
 //!
 //! ```
 //! use kernel::perf::{
@@ -31,30 +32,31 @@
 //!
 //! #[vtable]
 //! impl PmuOps for Total {
+//!     type Config = ();
 //!     fn attrs(&self) -> &PmuAttrs {
 //!         &self.attrs
 //!     }
-//!     fn event_init(&self, ev: &InitEvent) -> Result {
+//!     fn event_init(&self, ev: &InitEvent<()>) -> Result {
 //!         if ev.config() != 0 || ev.is_sampling() {
 //!             return Err(EINVAL);
 //!         }
 //!         Ok(())
 //!     }
-//!     fn add(&self, ev: &Event, flags: EventFlags) -> Result {
+//!     fn add(&self, ev: &Event<()>, flags: EventFlags) -> Result {
 //!         ev.set_state(HwState::STOPPED_UPTODATE);
 //!         if flags.contains(EventFlag::Start) {
 //!             self.start(ev, flags);
 //!         }
 //!         Ok(())
 //!     }
-//!     fn del(&self, ev: &Event, flags: EventFlags) {
+//!     fn del(&self, ev: &Event<()>, flags: EventFlags) {
 //!         self.stop(ev, flags);
 //!     }
-//!     fn start(&self, ev: &Event, _flags: EventFlags) {
+//!     fn start(&self, ev: &Event<()>, _flags: EventFlags) {
 //!         ev.set_prev_count(TOTAL.load(Relaxed));
 //!         ev.set_state(HwState::empty());
 //!     }
-//!     fn stop(&self, ev: &Event, _flags: EventFlags) {
+//!     fn stop(&self, ev: &Event<()>, _flags: EventFlags) {
 //!         if !ev.state().contains(HwStateFlag::Stopped) {
 //!             self.read(ev);
 //!             ev.set_state(HwState::STOPPED_UPTODATE);
@@ -103,7 +105,7 @@ use kernel::{
 };
 
 pub(crate) use counter::KernelCounter;
-pub(crate) use event::{Event, EventRef, GroupMember, InitEvent, ReadEvent};
+pub(crate) use event::{Event, EventRef, GroupMember, HwConfig, InitEvent, ReadEvent};
 
 use super::perf_sys as sys;
 
@@ -184,6 +186,9 @@ pub(crate) fn in_nmi() -> bool {
 /// `pmu_disable` and `pmu_enable` are optional (`#[vtable]`), both or neither: without them
 /// perf's own no-ops bracket the scheduling.
 ///
+/// `event_init` returns what the later callbacks need to know of the event, a
+/// [`PmuOps::Config`], which they read back typed ([`Event::hw_config`]).
+///
 /// # Context
 ///
 /// - `event_init` runs in process context, before the event is installed: nothing else
@@ -207,19 +212,23 @@ pub(crate) fn in_nmi() -> bool {
 /// `event_init`.
 #[vtable]
 pub(crate) trait PmuOps: Sync + 'static {
+    /// What `event_init` decides about an event for the later callbacks (`()` for nothing),
+    /// kept in its `hw.config`.
+    type Config: HwConfig;
     /// The PMU's sysfs groups (`format/`, `events/`, `cpumask`).
     fn attrs(&self) -> &sysfs::PmuAttrs;
-    /// Accepts or refuses a new event (process context).
-    fn event_init(&self, ev: &InitEvent) -> Result;
+    /// Accepts a new event, with what the later callbacks need to know of it, or refuses it
+    /// (process context).
+    fn event_init(&self, ev: &InitEvent<Self::Config>) -> Result<Self::Config>;
     /// Schedules the event onto the PMU (event's CPU, context lock held).
-    fn add(&self, ev: &Event, flags: EventFlags) -> Result;
+    fn add(&self, ev: &Event<Self::Config>, flags: EventFlags) -> Result;
     /// Removes the event from the PMU (event's CPU, context lock held); its count must be up
     /// to date when this returns.
-    fn del(&self, ev: &Event, flags: EventFlags);
+    fn del(&self, ev: &Event<Self::Config>, flags: EventFlags);
     /// Starts counting (event's CPU, context lock held).
-    fn start(&self, ev: &Event, flags: EventFlags);
+    fn start(&self, ev: &Event<Self::Config>, flags: EventFlags);
     /// Stops counting (event's CPU, context lock held).
-    fn stop(&self, ev: &Event, flags: EventFlags);
+    fn stop(&self, ev: &Event<Self::Config>, flags: EventFlags);
     /// Folds the hardware count into the event's count: any CPU of the package, any context,
     /// NMI included, concurrently with the other callbacks on another CPU.
     fn read(&self, ev: &ReadEvent);
@@ -370,9 +379,10 @@ unsafe fn reg_of<'a, T: PmuOps>(event: *mut sys::perf_event) -> &'a PmuRegistrat
 /// the event's CPU with its context lock held, for the duration of the callback.
 unsafe fn sched_of<'a, T: PmuOps>(
     event: *mut sys::perf_event,
-) -> (&'a PmuRegistration<T>, &'a Event) {
+) -> (&'a PmuRegistration<T>, &'a Event<T::Config>) {
     // SAFETY: Guaranteed by the caller: the event is live for the callback and perf holds its
-    // context lock on its CPU, as `Event` requires.
+    // context lock on its CPU, as `Event` requires. Perf calls the scheduling callbacks only
+    // for an event whose `event_init` succeeded, which stored its `T::Config` in `hw.config`.
     unsafe { (reg_of::<T>(event), Event::from_raw(event)) }
 }
 
@@ -389,7 +399,11 @@ unsafe extern "C" fn event_init_cb<T: PmuOps>(event: *mut sys::perf_event) -> c_
         return ENOENT.to_errno();
     }
     match reg.ops.event_init(ev) {
-        Ok(()) => 0,
+        Ok(config) => {
+            // SAFETY: Our own event, in `event_init`.
+            unsafe { event::set_hw_config(event, config) };
+            0
+        }
         Err(e) => e.to_errno(),
     }
 }

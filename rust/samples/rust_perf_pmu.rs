@@ -57,11 +57,14 @@ struct Tally {
 
 #[vtable]
 impl PmuOps for Tally {
+    // The callbacks need nothing from `event_init`: there is one event.
+    type Config = ();
+
     fn attrs(&self) -> &PmuAttrs {
         &self.attrs
     }
 
-    fn event_init(&self, ev: &InitEvent) -> Result {
+    fn event_init(&self, ev: &InitEvent<()>) -> Result {
         // One event; it has no overflow interrupt to sample with.
         if ev.config() != 0 {
             return Err(EINVAL);
@@ -78,7 +81,7 @@ impl PmuOps for Tally {
         Ok(())
     }
 
-    fn add(&self, ev: &Event, flags: EventFlags) -> Result {
+    fn add(&self, ev: &Event<()>, flags: EventFlags) -> Result {
         ev.set_state(HwState::STOPPED_UPTODATE);
         if flags.contains(EventFlag::Start) {
             self.start(ev, flags);
@@ -86,16 +89,16 @@ impl PmuOps for Tally {
         Ok(())
     }
 
-    fn del(&self, ev: &Event, _flags: EventFlags) {
+    fn del(&self, ev: &Event<()>, _flags: EventFlags) {
         self.stop(ev, EventFlag::Update.into());
     }
 
-    fn start(&self, ev: &Event, _flags: EventFlags) {
+    fn start(&self, ev: &Event<()>, _flags: EventFlags) {
         ev.set_prev_count(TALLY.load(Relaxed));
         ev.set_state(HwState::empty());
     }
 
-    fn stop(&self, ev: &Event, _flags: EventFlags) {
+    fn stop(&self, ev: &Event<()>, _flags: EventFlags) {
         // The count is brought up to date whatever the flags: an event of a group without a
         // sampling event (see `event_init`) is stopped only on its way out.
         if !ev.state().contains(HwStateFlag::Stopped) {

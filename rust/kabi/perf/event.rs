@@ -12,7 +12,7 @@
 //!   CPU of the event's scope, in any context, NMI included, while the other callbacks may run
 //!   on another CPU: only the event's identity and its count, added to atomically.
 
-use core::ops::Deref;
+use core::{marker::PhantomData, ops::Deref};
 
 use kernel::{
     error::{to_result, Result},
@@ -27,6 +27,48 @@ use super::super::perf_sys as sys;
 
 /// `PERF_EVENT_STATE_OFF`.
 const STATE_OFF: sys::perf_event_state = sys::perf_event_state_PERF_EVENT_STATE_OFF;
+
+/// What a PMU decides about an event in `event_init` and its later callbacks need: typically
+/// what the event counts, in the PMU's own terms. Perf leaves the event's `hw.config`, 64
+/// bits, to the driver: the value lives there, encoded, from `event_init` to the event's end.
+pub(crate) trait HwConfig: Copy + Send + Sync + 'static {
+    /// Encodes the value for `hw.config`.
+    fn into_raw(self) -> u64;
+    /// Decodes a value that [`HwConfig::into_raw`] encoded: it is given no other.
+    fn from_raw(raw: u64) -> Self;
+}
+
+/// For a PMU whose callbacks need nothing from `event_init`.
+impl HwConfig for () {
+    fn into_raw(self) -> u64 {
+        0
+    }
+    fn from_raw(_raw: u64) -> Self {}
+}
+
+/// The driver's part of an event's `hw` (the union's hardware member).
+///
+/// # Safety
+///
+/// `event` points to a live `struct perf_event` of the driver's own PMU.
+unsafe fn hw_of(
+    event: *mut sys::perf_event,
+) -> *mut sys::hw_perf_event__bindgen_ty_1__bindgen_ty_1 {
+    // SAFETY: The caller's guarantee: the driver owns the `hw` area of its own events, the
+    // "hardware" member of the union is the one in use, and it starts at the union's address.
+    unsafe { (&raw mut (*event).hw.__bindgen_anon_1).cast() }
+}
+
+/// Keeps what `event_init` returned in the event's `hw.config`, for its later callbacks.
+///
+/// # Safety
+///
+/// `event` points to a live event of the driver's own PMU, in `event_init`: not installed, so
+/// no callback reads `hw.config` meanwhile.
+pub(super) unsafe fn set_hw_config<C: HwConfig>(event: *mut sys::perf_event, config: C) {
+    // SAFETY: The caller's guarantee.
+    unsafe { (*hw_of(event)).config = config.into_raw() };
+}
 
 /// A perf event as anyone may touch it while perf holds it on the PMU: from any CPU of its
 /// scope, without perf's locks, in any context (NMI included), while perf's scheduling
@@ -127,11 +169,12 @@ impl ReadEvent {
 /// lasts no longer than a scheduling callback: perf runs those on the event's CPU with
 /// interrupts off, holding the event's context lock, so they are serialised per event and
 /// the driver's `hw` state (`hw.state`) is theirs alone. A [`ReadEvent`] of the same event may
-/// be in use meanwhile on another CPU.
+/// be in use meanwhile on another CPU. `hw.config` holds the `C` its PMU's `event_init`
+/// returned for it, or `C` is `()`, which reads nothing there (an [`InitEvent`]'s).
 #[repr(transparent)]
-pub(crate) struct Event(ReadEvent);
+pub(crate) struct Event<C: HwConfig>(ReadEvent, PhantomData<C>);
 
-impl Deref for Event {
+impl<C: HwConfig> Deref for Event<C> {
     type Target = ReadEvent;
 
     fn deref(&self) -> &ReadEvent {
@@ -139,17 +182,18 @@ impl Deref for Event {
     }
 }
 
-impl Event {
+impl<C: HwConfig> Event<C> {
     /// # Safety
     ///
     /// `ptr` points to a live `struct perf_event` that outlives `'a`, and `'a` lasts no longer
     /// than a callback perf runs with the event's context lock held on the event's CPU (or,
-    /// for an [`InitEvent`], than its `event_init`).
+    /// for an [`InitEvent`], than its `event_init`). Its `hw.config` holds the `C` its PMU's
+    /// `event_init` returned for it, or `C` is `()`.
     pub(super) unsafe fn from_raw<'a>(ptr: *mut sys::perf_event) -> &'a Self {
         // SAFETY: `Event` is a transparent wrapper of `ReadEvent`, itself of `perf_event`; the
         // caller guarantees the lifetime and the context (type invariant).
         // INVARIANT: The caller's guarantee: a live event, borrowed no longer than a callback
-        // that holds its context lock on its CPU.
+        // that holds its context lock on its CPU, its `hw.config` a `C`'s.
         unsafe { &*ptr.cast::<Self>() }
     }
 
@@ -225,16 +269,13 @@ impl Event {
         unsafe { (*self.raw()).cpu }
     }
 
-    fn hw(&self) -> *mut sys::hw_perf_event__bindgen_ty_1__bindgen_ty_1 {
-        // SAFETY: The driver owns the `hw` area of its own events: the "hardware" member of
-        // the union is the one in use, and it starts at the union's address.
-        unsafe { (&raw mut (*self.raw()).hw.__bindgen_anon_1).cast() }
-    }
-
-    /// The driver's encoding of what the event counts (`hw.config`), set at `event_init`.
-    pub(crate) fn hw_config(&self) -> u64 {
-        // SAFETY: See `hw()`; written once in `event_init`, before any other callback.
-        unsafe { (*self.hw()).config }
+    /// What the PMU's `event_init` returned for this event (kept in `hw.config`). An
+    /// [`InitEvent`] is an `Event<()>` here: its `event_init` has not returned.
+    pub(crate) fn hw_config(&self) -> C {
+        // SAFETY: By the type invariant the event is live and of the driver's own PMU, whose
+        // `event_init` wrote `hw.config` once, from a `C`, before any other callback (or `C` is
+        // `()`, whose `from_raw` ignores the value); nothing writes it since.
+        C::from_raw(unsafe { (*hw_of(self.raw())).config })
     }
 
     /// `hw.state`, the `PERF_HES_*` flags.
@@ -296,33 +337,30 @@ impl EventRef {
 }
 
 /// An event inside `event_init`: its group is stable (perf holds the context mutex) and the
-/// driver may set what it counts.
+/// driver may move it to its scope CPU.
+///
+/// It derefs to `Event<()>`, for what every event has: its `hw.config` is not set yet, since
+/// `event_init` returns it, and `()` reads none.
 #[repr(transparent)]
-pub(crate) struct InitEvent(Event);
+pub(crate) struct InitEvent<C: HwConfig>(Event<()>, PhantomData<C>);
 
-impl core::ops::Deref for InitEvent {
-    type Target = Event;
+impl<C: HwConfig> Deref for InitEvent<C> {
+    type Target = Event<()>;
 
-    fn deref(&self) -> &Event {
+    fn deref(&self) -> &Event<()> {
         &self.0
     }
 }
 
-impl InitEvent {
+impl<C: HwConfig> InitEvent<C> {
     /// # Safety
     ///
     /// `ptr` points to an event in `event_init`, live for `'a`.
     pub(super) unsafe fn from_raw<'a>(ptr: *mut sys::perf_event) -> &'a Self {
         // SAFETY: `InitEvent` is a transparent wrapper of `Event`, itself of `perf_event`.
-        // INVARIANT: `Event`'s, as its `from_raw` allows for an event in `event_init`, which
-        // the caller guarantees.
+        // INVARIANT: `Event<()>`'s, as its `from_raw` allows for an event in `event_init`,
+        // which the caller guarantees; `()` reads nothing from `hw.config`.
         unsafe { &*ptr.cast::<Self>() }
-    }
-
-    /// Records what the event counts (`hw.config`), for the later callbacks.
-    pub(crate) fn set_hw_config(&self, config: u64) {
-        // SAFETY: In `event_init` the event is not installed yet: no callback reads it.
-        unsafe { (*self.0.hw()).config = config };
     }
 
     /// Whether this is the leader of its group.
@@ -340,29 +378,32 @@ impl InitEvent {
         unsafe { (*(*self.0.raw()).group_leader).pmu == self.0.pmu() }
     }
 
-    /// Calls `f` for every event of this one's group (leader included, this one not yet)
-    /// that is on this event's PMU and not in error or gone. A disabled member is included:
+    /// Calls `f` for every other event of this one's group (the leader included, unless it
+    /// is this one) that is on this event's PMU and not in error or gone: events whose
+    /// `event_init` returned their [`Event::hw_config`]. A disabled member is included:
     /// once enabled, the whole group must fit the counters or it never runs, and every failed
     /// try at scheduling it gives the leader a moment of running time with a count of 0 (Linux
     /// skips disabled members and accepts such groups). Members are installed events, whose
     /// count and state belong to perf's context lock, which is not held here (only
     /// `ctx->mutex` is): `f` gets a [`GroupMember`], which can only read what was fixed at its
     /// `event_init`. Events of other PMUs are skipped: their `hw` area is another driver's,
-    /// changing under us.
-    pub(crate) fn for_each_in_group(&self, mut f: impl FnMut(&GroupMember)) {
+    /// changing under us. This event is skipped: its `event_init` has not returned.
+    pub(crate) fn for_each_in_group(&self, mut f: impl FnMut(&GroupMember<C>)) {
+        let this = self.0.raw();
         let pmu = self.0.pmu();
         // SAFETY: In `event_init` perf holds the group's context mutex (or the group is this
         // event alone): the leader outlives the call and its sibling list is stable; each
         // entry is the `sibling_list` member of a live `perf_event`. `state` changes under the
-        // context lock, which we do not hold: it is read once, volatile (`READ_ONCE`).
+        // context lock, which we do not hold: it is read once, volatile (`READ_ONCE`). An
+        // event of our PMU other than this one is installed: its `event_init` returned a `C`.
         unsafe {
-            let leader = (*self.0.raw()).group_leader;
+            let leader = (*this).group_leader;
             let head = &raw mut (*leader).sibling_list;
             let mut member = leader;
             let mut pos = (*head).next;
             loop {
                 let here = core::ptr::read_volatile(&raw const (*member).state) >= STATE_OFF;
-                if (*member).pmu == pmu && (member == leader || here) {
+                if (*member).pmu == pmu && member != this && (member == leader || here) {
                     f(GroupMember::from_raw(member));
                 }
                 if pos == head {
@@ -391,11 +432,6 @@ impl InitEvent {
         unsafe { (*raw).cpu = target };
         Ok(())
     }
-
-    /// Whether `other` is on the same PMU.
-    pub(crate) fn same_pmu(&self, other: &GroupMember) -> bool {
-        self.0.pmu() == other.0.pmu()
-    }
 }
 
 /// Another event of the group of an event in `event_init`, seen read-only: it may be
@@ -406,12 +442,13 @@ impl InitEvent {
 ///
 /// As [`Event`]'s, for the duration of [`InitEvent::for_each_in_group`]'s callback.
 #[repr(transparent)]
-pub(crate) struct GroupMember(Event);
+pub(crate) struct GroupMember<C: HwConfig>(Event<C>);
 
-impl GroupMember {
+impl<C: HwConfig> GroupMember<C> {
     /// # Safety
     ///
-    /// `ptr` points to a live `struct perf_event` that outlives `'a`.
+    /// `ptr` points to a live `struct perf_event` that outlives `'a`, of a PMU whose
+    /// `event_init` returned a `C` for it.
     unsafe fn from_raw<'a>(ptr: *mut sys::perf_event) -> &'a Self {
         // SAFETY: `GroupMember` is a transparent wrapper of `Event`; the caller guarantees the
         // lifetime.
@@ -420,8 +457,8 @@ impl GroupMember {
         unsafe { &*ptr.cast::<Self>() }
     }
 
-    /// The driver's encoding of what the event counts, set in its own `event_init`.
-    pub(crate) fn hw_config(&self) -> u64 {
+    /// What its `event_init` returned.
+    pub(crate) fn hw_config(&self) -> C {
         self.0.hw_config()
     }
 }
