@@ -61,10 +61,11 @@ impl KernelCounter {
                 null_mut(),
             )
         })?;
-        // INVARIANT: Just created; perf returns an event or an error, never NULL.
-        Ok(Self {
-            event: NonNull::new(event).ok_or(EINVAL)?,
-        })
+        // SAFETY: `perf_event_create_kernel_counter` returns an event or an error pointer,
+        // never NULL; the error is out above.
+        let event = unsafe { NonNull::new_unchecked(event) };
+        // INVARIANT: Just created.
+        Ok(Self { event })
     }
 
     /// The event's count since it was opened (`perf_event_read_value`): an active event is
