@@ -4,8 +4,8 @@
 //! hard-irq hrtimer on a CPU of that package, which goes home by itself when CPU hotplug moved
 //! it to another package (the kernel moves the timers of a dying CPU to any online CPU).
 //!
-//! Going home takes an IPI (`smp_call_function_single_async`, legal from hard irq) to an online
-//! CPU of the package, where the timer is started again.
+//! Going home takes an IPI (a [`CallSingleData`]: `smp_call_function_single_async`, legal from
+//! hard irq) to an online CPU of the package, where the timer is started again.
 //!
 //! # Invariants
 //!
@@ -44,10 +44,12 @@ use kernel::{
         },
         Delta, Monotonic,
     },
-    types::Opaque,
 };
 
-use super::raw_spinlock::RawSpinLockIrqSave;
+use super::{
+    raw_spinlock::RawSpinLockIrqSave,
+    smp::{CallSingleData, CallSingleDataCallback, HasCallSingleData},
+};
 use crate::uncore::timer::{self, Next};
 
 /// Delay of the first run of a timer that came home: a run was missed on the way.
@@ -168,8 +170,9 @@ impl Arm {
 pub(crate) struct Poller<T: PackageWork> {
     #[pin]
     timer: HrTimer<Self>,
+    /// The IPI that takes the timer home.
     #[pin]
-    csd: Opaque<bindings::__call_single_data>,
+    csd: CallSingleData<Self>,
     #[pin]
     arm: RawSpinLockIrqSave<Arm>,
     /// `arm.live`, for the callback, which must not take `arm`.
@@ -185,12 +188,6 @@ pub(crate) struct Poller<T: PackageWork> {
     #[pin]
     _pin: PhantomPinned,
 }
-
-// SAFETY: The `csd` is only touched by `new` (before sharing) and by the IPI machinery, under
-// `homing`; everything else is `Send + Sync` (`T` is).
-unsafe impl<T: PackageWork> Send for Poller<T> {}
-// SAFETY: As above.
-unsafe impl<T: PackageWork> Sync for Poller<T> {}
 
 // SAFETY: `HrTimer<Self>` is the `timer` field, at a fixed offset of the pinned `Self`.
 unsafe impl<T: PackageWork> HasHrTimer<Self> for Poller<T> {
@@ -221,17 +218,7 @@ impl<T: PackageWork> Poller<T> {
         Arc::pin_init(
             pin_init!(Self {
                 timer <- HrTimer::new(),
-                // `INIT_CSD()`: an idle csd (no flags) with its function and argument. The
-                // callback gets the slot's address, from which it finds `Self`.
-                csd <- Opaque::ffi_init(|slot: *mut bindings::__call_single_data| {
-                    let csd = bindings::__call_single_data {
-                        func: Some(ipi_cb::<T>),
-                        info: slot.cast(),
-                        ..pin_init::zeroed()
-                    };
-                    // SAFETY: `slot` is valid for writes and pinned with `Self`.
-                    unsafe { slot.write(csd) }
-                }),
+                csd <- CallSingleData::new(),
                 arm <- RawSpinLockIrqSave::new(
                     Arm {
                         live: 0,
@@ -375,15 +362,14 @@ impl<T: PackageWork> HrTimerCallback for Poller<T> {
             if this.homing.cmpxchg(0, 1, ordering::Acquire).is_ok() {
                 let sent = this.work.home_cpu().is_some_and(|cpu| {
                     HOMINGS_SENT.add(1, ordering::Relaxed);
-                    // SAFETY: `csd` was initialised in `new` and is idle (`homing` was 0);
-                    // the poller outlives the IPI (`stop` waits for `homing`).
-                    let ret = unsafe {
-                        bindings::smp_call_function_single_async(cpu.into(), this.csd.get())
-                    };
-                    if ret != 0 {
+                    // SAFETY: `csd` is the poller's own; sends are serialised by `homing`,
+                    // which was 0, and the poller outlives the IPI: `stop` waits for `homing`,
+                    // which the IPI's work clears last.
+                    let sent = unsafe { this.csd.call(cpu) }.is_ok();
+                    if !sent {
                         HOMINGS_SENT.fetch_sub(1, ordering::Relaxed);
                     }
-                    ret == 0
+                    sent
                 });
                 if sent {
                     return HrTimerRestart::NoRestart;
@@ -435,31 +421,38 @@ impl<T: PackageWork> Poller<T> {
     }
 }
 
-/// # Safety
-///
-/// Called by the IPI machinery with the `csd` of a live `Poller<T>`, sent by its timer
-/// callback, which set `homing`.
-unsafe extern "C" fn ipi_cb<T: PackageWork>(info: *mut c_void) {
-    // SAFETY: `ipi_finish` takes the same `info`, valid until `homing` clears, which only
-    // `ipi_finish` does (any CPU: it starts the timer where it runs); `TestHooks`, which holds
-    // the hook, is dropped after every poller, so after `stop` waited for `homing`.
-    #[cfg(skl_sim)]
-    if unsafe { super::late_call::defer(ipi_finish::<T>, info) } {
-        return;
+// SAFETY: `csd` is the one `CallSingleData<Self>` field of `Self`, and `container_of!` finds
+// the `Self` from it.
+unsafe impl<T: PackageWork> HasCallSingleData for Poller<T> {
+    unsafe fn csd_container_of(ptr: *const CallSingleData<Self>) -> *const Self {
+        // SAFETY: `ptr` is the `csd` field of a `Self` (caller's guarantee).
+        unsafe { kernel::container_of!(ptr, Self, csd) }
     }
-    // SAFETY: As required of `ipi_cb`.
-    unsafe { ipi_finish::<T>(info) };
+}
+
+impl<T: PackageWork> CallSingleDataCallback for Poller<T> {
+    /// The IPI sent by the timer callback, which set `homing`.
+    unsafe fn run(this: *const Self) {
+        // SAFETY: `ipi_finish` takes the same poller, valid until `homing` clears, which only
+        // `ipi_finish` does (any CPU: it starts the timer where it runs); `TestHooks`, which
+        // holds the hook, is dropped after every poller, so after `stop` waited for `homing`.
+        #[cfg(skl_sim)]
+        if unsafe { super::late_call::defer(ipi_finish::<T>, this.cast_mut().cast()) } {
+            return;
+        }
+        // SAFETY: As required of `run`: the poller lives until `homing` clears.
+        unsafe { ipi_finish::<T>(this.cast_mut().cast()) };
+    }
 }
 
 /// The IPI's work: starts the timer here and clears `homing`.
 ///
 /// # Safety
 ///
-/// As for [`ipi_cb`], once per IPI.
+/// `info` points to a `Poller<T>` that sent the IPI, alive until `homing` clears; once per
+/// IPI.
 unsafe extern "C" fn ipi_finish<T: PackageWork>(info: *mut c_void) {
-    let csd = info.cast::<Opaque<bindings::__call_single_data>>();
-    // SAFETY: `info` is the `csd` field of a `Poller<T>` (see `new`).
-    let this = unsafe { kernel::container_of!(csd, Poller<T>, csd) }.cast_const();
+    let this = info.cast::<Poller<T>>().cast_const();
     let homing = {
         // SAFETY: The poller lives until `homing` is clear (`stop` waits for it).
         let this = unsafe { &*this };
