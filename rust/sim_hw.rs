@@ -13,7 +13,7 @@ use crate::engine::{Hw, Why};
 use crate::kabi::{
     lock::SimLock,
     platform::{self, now_ns},
-    raw_spinlock::RawSpinLockIrqSave,
+    raw_spinlock::{new_raw_spinlock_irqsave, RawSpinLockIrqSave},
     topology,
 };
 use crate::uncore::{
@@ -113,11 +113,7 @@ impl SimHw {
                 model.set_cbo_config(raw);
             }
             let model = KBox::pin_init(
-                RawSpinLockIrqSave::new(
-                    model,
-                    c"skl_uncore_sim_model",
-                    kernel::static_lock_class!(),
-                ),
+                new_raw_spinlock_irqsave!(model, "skl_uncore_sim_model"),
                 GFP_KERNEL,
             )?;
             models.push(model, GFP_KERNEL)?;

@@ -13,7 +13,6 @@
 use kernel::{
     cpu::CpuId,
     prelude::*,
-    static_lock_class,
     sync::{
         atomic::{ordering, Atomic},
         Arc,
@@ -26,7 +25,7 @@ use crate::kabi::{
     perf::{EventRef, ReadEvent},
     platform,
     poller::{Ending, PackageWork, Poller},
-    raw_spinlock::RawSpinLockIrqSave,
+    raw_spinlock::{new_raw_spinlock_irqsave, RawSpinLockIrqSave},
 };
 use crate::uncore::{
     cbo_counters::PackageLine,
@@ -59,10 +58,9 @@ impl BoxState {
     pub(super) fn new(unit: &'static Unit, box_idx: u32, nr_generic: u32) -> Result<Arc<Self>> {
         Arc::pin_init(
             pin_init!(Self {
-                inner <- RawSpinLockIrqSave::new(
+                inner <- new_raw_spinlock_irqsave!(
                     PmuBox::new(unit, box_idx, nr_generic),
-                    c"skl_uncore_box",
-                    static_lock_class!()
+                    "skl_uncore_box"
                 ),
                 tallies: Tallies::new(unit.max_rate),
             }),

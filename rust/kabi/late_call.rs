@@ -16,7 +16,7 @@ use kernel::{
     workqueue::{self, DelayedWork, WorkItem},
 };
 
-use super::raw_spinlock::RawSpinLockIrqSave;
+use super::raw_spinlock::{new_raw_spinlock_irqsave, RawSpinLockIrqSave};
 
 /// A call for later: `f(info)`.
 #[derive(Clone, Copy)]
@@ -76,11 +76,7 @@ impl Hold {
             pin_init!(LateCall {
                 delay_ms,
                 work <- new_delayed_work!("LateCall::work"),
-                pending <- RawSpinLockIrqSave::new(
-                    None,
-                    c"LateCall::pending",
-                    kernel::static_lock_class!()
-                ),
+                pending <- new_raw_spinlock_irqsave!(None, "LateCall::pending"),
             }),
             GFP_KERNEL,
         )?;

@@ -30,7 +30,6 @@ use kernel::{
     bindings,
     cpu::CpuId,
     prelude::*,
-    static_lock_class,
     sync::{
         atomic::{self, ordering, Atomic},
         Arc,
@@ -47,7 +46,7 @@ use kernel::{
 };
 
 use super::{
-    raw_spinlock::RawSpinLockIrqSave,
+    raw_spinlock::{new_raw_spinlock_irqsave, RawSpinLockIrqSave},
     smp::{CallSingleData, CallSingleDataCallback, HasCallSingleData},
 };
 use crate::uncore::timer::{self, Next};
@@ -219,14 +218,13 @@ impl<T: PackageWork> Poller<T> {
             pin_init!(Self {
                 timer <- HrTimer::new(),
                 csd <- CallSingleData::new(),
-                arm <- RawSpinLockIrqSave::new(
+                arm <- new_raw_spinlock_irqsave!(
                     Arm {
                         live: 0,
                         armed: false,
                         stopped: false,
                     },
-                    c"skl_uncore_poller",
-                    static_lock_class!()
+                    "skl_uncore_poller"
                 ),
                 live: Atomic::new(0),
                 homing: Atomic::new(0),

@@ -27,10 +27,21 @@ use kernel::{
 
 use super::perf_sys as sys;
 
+/// Creates a [`RawSpinLockIrqSave`] initialiser with the given name and a lockdep class of its
+/// own, as `new_spinlock!` does: without a name, the file and line name it.
+#[macro_export]
+macro_rules! new_raw_spinlock_irqsave {
+    ($inner:expr $(, $name:literal)? $(,)?) => {
+        $crate::kabi::raw_spinlock::RawSpinLockIrqSave::new(
+            $inner, ::kernel::optional_name!($($name)?), ::kernel::static_lock_class!())
+    };
+}
+pub(crate) use new_raw_spinlock_irqsave;
+
 /// A mutual exclusion primitive around a `raw_spinlock_t`, held with local interrupts
 /// disabled.
 ///
-/// [`Lock::new`] makes one, with a name and a lockdep class key.
+/// [`new_raw_spinlock_irqsave!`] makes one, with a name and a lockdep class of its own.
 pub(crate) type RawSpinLockIrqSave<T> = Lock<T, RawSpinLockIrqSaveBackend>;
 
 /// A kernel `raw_spinlock_t` lock backend, taken with `raw_spin_lock_irqsave()`.
