@@ -9,8 +9,9 @@
 //! raw pointer work for perf lives here; nothing in it is specific to the uncore.
 //!
 //! A driver implements [`PmuOps`] and registers it. This PMU counts what is added to a total;
-//! a [`KernelCounter`] opened on it counts what was added while it was open. Its callbacks are
-//! those of `samples/rust/rust_perf_pmu.rs`, whose total a debugfs file feeds:
+//! a [`KernelCounter`] opened on it counts what was added while it was open. It is a reduced
+//! `samples/rust/rust_perf_pmu.rs`, whose total a debugfs file feeds and whose `event_init`
+//! also refuses groups led by another PMU's event:
 //!
 //! ```
 //! use kernel::perf::{

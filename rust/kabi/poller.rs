@@ -19,10 +19,11 @@
 //!   `iounmap` may sleep). The poller's owner keeps it alive; [`Poller::stop`], which its
 //!   drop runs too, cancels the timer (waiting for a running callback), forbids re-arming,
 //!   then sleeps until `homing` is clear. `homing` is set before an IPI is sent and cleared by
-//!   its handler's last access to the poller, a release store: the csd is idle by then (perf's
-//!   async csds are unlocked before their function runs). What the handler runs after the
-//!   store is its return, in module text, which outlives it: `free_module` waits for an RCU
-//!   grace period, and a hard-irq handler is an RCU read-side section.
+//!   its handler's last access to the poller, a release store: the csd is idle by then
+//!   (`kernel/smp.c` unlocks an async csd before its function runs). What the handler runs
+//!   after the store is its return, in module text, which outlives it: `free_module` waits for
+//!   an RCU grace period, and the handler runs with interrupts off, which that grace period
+//!   waits for.
 
 use core::{cell::Cell, ffi::c_void, marker::PhantomPinned, ops::Deref};
 

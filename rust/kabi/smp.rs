@@ -60,12 +60,14 @@ pub(crate) fn call_on_cpu<R: Send, F: FnOnce() -> R + Send>(cpu: CpuId, f: F) ->
 }
 
 /// A call of [`CallSingleDataCallback::run`] on a CPU that the sender does not wait for
-/// (`smp_call_function_single_async()`): it may be sent from any context, hard irq included.
+/// (`smp_call_function_single_async()`): it may be sent from any context but NMI, hard irq
+/// included.
 /// It is a field of the `T` whose `run` it calls, which finds `T` from it
 /// ([`HasCallSingleData`]), as an `HrTimer` finds its owner.
 ///
-/// `run` runs with interrupts off: in hard irq on another CPU, or at once if the target is the
-/// sending CPU. The kernel marks the call idle just before `run` starts, so `run` may send it
+/// `run` runs on the target CPU with interrupts off: from the IPI, or from that CPU's idle loop
+/// or its last flush before it goes offline, or at once inside `call` if the target is the
+/// sending CPU. `T` is shared with it, so it is `Send + Sync`. The kernel marks the call idle just before `run` starts, so `run` may send it
 /// again.
 ///
 /// Nothing here keeps `T` alive: the caller of [`CallSingleData::call`] promises that it
@@ -84,9 +86,9 @@ pub(crate) struct CallSingleData<T> {
     _owner: PhantomData<T>,
 }
 
-// SAFETY: The csd is written by `new` before it is shared, and then only by the kernel's IPI
-// code, under the csd's own lock flag; `call` is unsafe and requires its calls to be
-// serialised.
+// SAFETY: The csd is written by `new` before it is shared, and then only by `call`, whose
+// callers serialise it, and by the kernel's IPI code, under the csd's own lock flag: no
+// `&self` method touches it otherwise.
 unsafe impl<T> Send for CallSingleData<T> {}
 // SAFETY: As above.
 unsafe impl<T> Sync for CallSingleData<T> {}
@@ -117,7 +119,7 @@ pub(crate) unsafe trait HasCallSingleData: Sized {
     unsafe fn csd_container_of(ptr: *const CallSingleData<Self>) -> *const Self;
 }
 
-impl<T: HasCallSingleData + CallSingleDataCallback> CallSingleData<T> {
+impl<T: HasCallSingleData + CallSingleDataCallback + Send + Sync> CallSingleData<T> {
     /// An idle call (`INIT_CSD()`) of `T::run`.
     pub(crate) fn new() -> impl PinInit<Self> {
         pin_init!(Self {
@@ -140,8 +142,9 @@ impl<T: HasCallSingleData + CallSingleDataCallback> CallSingleData<T> {
     ///
     /// # Safety
     ///
-    /// `self` is the field of a `T` ([`HasCallSingleData`]) that stays alive until its `run`
-    /// signals that it is done, if this returns `Ok`. Calls of `call` on the same value are
+    /// `self` is the field of a `T` ([`HasCallSingleData`]) that stays alive until this returns
+    /// and, if it returns `Ok`, until its `run` signals that it is done (which may happen
+    /// before this returns, if `cpu` is this CPU). Calls of `call` on the same value are
     /// serialised: the kernel's test of the call's lock flag is not atomic.
     pub(crate) unsafe fn call(&self, cpu: CpuId) -> Result {
         // SAFETY: The csd was initialised by `new` and is pinned (type invariant). The caller

@@ -4,8 +4,8 @@
 //!
 //! Each callback gets a type that offers only what is sound in its context:
 //!
-//! - [`InitEvent`] (`event_init`): the event is not installed yet; the driver may set what it
-//!   counts.
+//! - [`InitEvent`] (`event_init`): the event is not installed yet; the driver decides what it
+//!   counts, and returns it.
 //! - [`Event`] (`add`, `del`, `start`, `stop`): perf holds the event's context lock on the
 //!   event's CPU, so the driver's `hw` state is serialised.
 //! - [`ReadEvent`] (`read`, and a driver's own work such as a timer): no lock at all, on any
@@ -34,7 +34,8 @@ const STATE_OFF: sys::perf_event_state = sys::perf_event_state_PERF_EVENT_STATE_
 pub(crate) trait HwConfig: Copy + Send + Sync + 'static {
     /// Encodes the value for `hw.config`.
     fn into_raw(self) -> u64;
-    /// Decodes a value that [`HwConfig::into_raw`] encoded: it is given no other.
+    /// Decodes a value that [`HwConfig::into_raw`] encoded. It is given no other, but any
+    /// `u64` must give some value: soundness may not rest on it.
     fn from_raw(raw: u64) -> Self;
 }
 
@@ -54,8 +55,9 @@ impl HwConfig for () {
 unsafe fn hw_of(
     event: *mut sys::perf_event,
 ) -> *mut sys::hw_perf_event__bindgen_ty_1__bindgen_ty_1 {
-    // SAFETY: The caller's guarantee: the driver owns the `hw` area of its own events, the
-    // "hardware" member of the union is the one in use, and it starts at the union's address.
+    // SAFETY: The caller's guarantee: the "hardware" member of the union is the one in use for
+    // the driver's own events (whose `hw.config` is the driver's: neither perf's core nor
+    // another PMU writes it), and it starts at the union's address.
     unsafe { (&raw mut (*event).hw.__bindgen_anon_1).cast() }
 }
 
@@ -355,7 +357,8 @@ impl<C: HwConfig> Deref for InitEvent<C> {
 impl<C: HwConfig> InitEvent<C> {
     /// # Safety
     ///
-    /// `ptr` points to an event in `event_init`, live for `'a`.
+    /// `ptr` points to an event in `event_init`, live for `'a`, of a PMU whose `event_init`
+    /// returns a `C`.
     pub(super) unsafe fn from_raw<'a>(ptr: *mut sys::perf_event) -> &'a Self {
         // SAFETY: `InitEvent` is a transparent wrapper of `Event`, itself of `perf_event`.
         // INVARIANT: `Event<()>`'s, as its `from_raw` allows for an event in `event_init`,
