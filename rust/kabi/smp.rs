@@ -67,8 +67,8 @@ pub(crate) fn call_on_cpu<R: Send, F: FnOnce() -> R + Send>(cpu: CpuId, f: F) ->
 ///
 /// `run` runs on the target CPU with interrupts off: from the IPI, or from that CPU's idle loop
 /// or its last flush before it goes offline, or at once inside `call` if the target is the
-/// sending CPU. `T` is shared with it, so it is `Send + Sync`. The kernel marks the call idle just before `run` starts, so `run` may send it
-/// again.
+/// sending CPU. `T` is shared with it, so it is `Send + Sync`. The kernel marks the call idle
+/// just before `run` starts, so `run` may send it again.
 ///
 /// Nothing here keeps `T` alive: the caller of [`CallSingleData::call`] promises that it
 /// lives until its `run` says it is done with it. So `run` gets a raw pointer, and its last
