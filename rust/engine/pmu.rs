@@ -11,7 +11,7 @@ use super::{
 };
 use crate::kabi::{
     perf::{
-        sysfs::{PmuAttrs, StrAttr},
+        sysfs::{PmuAttrs, StaticGroup, StrAttr},
         Event, EventFlag, EventFlags, GroupMember, HwConfig, HwState, HwStateFlag, InitEvent,
         PmuOps, ReadEvent, Scope,
     },
@@ -20,8 +20,45 @@ use crate::kabi::{
 use crate::uncore::{
     event::{decode, Target},
     pmubox::{AddError, MAX_BOX_EVENTS},
-    units::{Unit, UnitKind},
+    units::{Format, Unit, UnitKind, ARB, CBOX, CLOCK, IMC},
 };
+
+/// A unit's `format/` files, from its table.
+const fn format_files<const N: usize>(formats: &[Format]) -> [StrAttr; N] {
+    let mut files = [StrAttr {
+        name: c"",
+        value: c"",
+    }; N];
+    let mut i = 0;
+    while i < N {
+        files[i] = StrAttr {
+            name: formats[i].name,
+            value: formats[i].spec,
+        };
+        i += 1;
+    }
+    files
+}
+
+/// A unit's `format/` group: the same for each of its PMUs, so built at compile time.
+fn format_group(kind: UnitKind) -> StaticGroup {
+    // Each expansion is a block with a `static` of its own.
+    macro_rules! format_of {
+        ($unit:expr) => {{
+            crate::static_attr_group!(
+                static FORMAT = c"format",
+                &format_files::<{ $unit.formats.len() }>($unit.formats)
+            );
+            FORMAT.group()
+        }};
+    }
+    match kind {
+        UnitKind::Cbox => format_of!(CBOX),
+        UnitKind::Arb => format_of!(ARB),
+        UnitKind::Clock => format_of!(CLOCK),
+        UnitKind::Imc => format_of!(IMC),
+    }
+}
 
 /// A PMU's name: `uncore_cbox_N` or `uncore_<unit>`.
 pub(crate) struct PmuName(pub(crate) &'static Unit, pub(crate) u32);
@@ -53,16 +90,6 @@ impl UncorePmu {
         box_idx: u32,
         slot: usize,
     ) -> Result<Self> {
-        let mut formats = KVec::with_capacity(unit.formats.len(), GFP_KERNEL)?;
-        for f in unit.formats {
-            formats.push(
-                StrAttr {
-                    name: f.name,
-                    value: f.spec,
-                },
-                GFP_KERNEL,
-            )?;
-        }
         let mut events = KVec::new();
         for e in unit.events.iter().filter(|e| !e.box0_only || box_idx == 0) {
             events.push(
@@ -82,7 +109,7 @@ impl UncorePmu {
             unit,
             box_idx,
             slot,
-            attrs: PmuAttrs::new(&formats, &events)?,
+            attrs: PmuAttrs::new(format_group(unit.kind), &events)?,
         })
     }
 

@@ -26,6 +26,10 @@
 //! };
 //!
 //! static TOTAL: Atomic<u64> = Atomic::new(0);
+//! kernel::static_attr_group!(
+//!     static FORMAT = c"format",
+//!     &[StrAttr { name: c"event", value: c"config:0-7" }]
+//! );
 //!
 //! struct Total {
 //!     attrs: Pin<KBox<PmuAttrs>>,
@@ -69,7 +73,7 @@
 //! }
 //!
 //! # let module = kernel::module::this_module::<crate::LocalModule>();
-//! let attrs = PmuAttrs::new(&[StrAttr { name: c"event", value: c"config:0-7" }], &[])?;
+//! let attrs = PmuAttrs::new(FORMAT.group(), &[])?;
 //! let name = CString::try_from_fmt(fmt!("rust_doctest_total"))?;
 //! let pmu = KBox::pin_init(
 //!     PmuRegistration::register(name, Scope::System, Total { attrs }, module),

@@ -50,6 +50,12 @@ fn write_add(_: &(), reader: &mut UserSliceReader) -> Result {
     Ok(())
 }
 
+// `config` holds the event's number: 0, the only one.
+kernel::static_attr_group!(
+    static FORMAT = c"format",
+    &[StrAttr { name: c"event", value: c"config:0-7" }]
+);
+
 /// The PMU: events count [`TALLY`]'s moves while they are started.
 struct Tally {
     attrs: Pin<KBox<PmuAttrs>>,
@@ -124,10 +130,7 @@ impl kernel::Module for RustPerfPmu {
         let dir = Dir::new(c"rust_perf_pmu");
         let add = KBox::pin_init(dir.write_callback_file(c"add", (), &write_add), GFP_KERNEL)?;
         let attrs = PmuAttrs::new(
-            &[StrAttr {
-                name: c"event",
-                value: c"config:0-7",
-            }],
+            FORMAT.group(),
             &[StrAttr {
                 name: c"tally",
                 value: c"event=0x00",

@@ -3,9 +3,12 @@
 //! sysfs attribute groups of a PMU: `format/` and `events/` (perf shows `cpumask` itself for
 //! PMUs with a scope).
 //!
-//! 7.3 has no Rust abstraction for sysfs attributes, so the C structures are built here, at
-//! load time (the CBo count is only known then), and owned by [`PmuAttrs`] for as long as the
-//! PMU is registered.
+//! 7.3 has no Rust abstraction for sysfs attributes, so the C structures are built here. A
+//! `format/` group is the same for every PMU of a type:
+//! [`static_attr_group!`](crate::static_attr_group) builds it at compile time, in static
+//! memory, as C drivers declare theirs. An `events/` group may differ from one PMU of a type
+//! to the next (an event only one box counts), so [`PmuAttrs`] builds it at registration and
+//! owns it for as long as the PMU is registered.
 
 use core::{ffi::CStr, marker::PhantomPinned};
 
@@ -14,6 +17,7 @@ use kernel::{bindings, prelude::*};
 use super::super::perf_sys as sys;
 
 /// One `name` → `value` file, shown by perf's `perf_event_sysfs_show` as `"value\n"`.
+#[derive(Clone, Copy)]
 pub(crate) struct StrAttr {
     /// File name.
     pub(crate) name: &'static CStr,
@@ -21,7 +25,90 @@ pub(crate) struct StrAttr {
     pub(crate) value: &'static CStr,
 }
 
-/// The attribute groups of one PMU.
+/// Declares a `static` attribute group of read-only [`StrAttr`] files, built at compile time:
+/// a PMU's `format/`. [`StaticAttrGroup::group`] gives it to [`PmuAttrs::new`]. The example
+/// in [`kernel::perf`](super) declares one.
+#[macro_export]
+macro_rules! static_attr_group {
+    ($vis:vis static $id:ident = $name:expr, $files:expr $(,)?) => {
+        $vis static $id: $crate::kabi::perf::sysfs::StaticAttrGroup<{ $files.len() }> = {
+            let (this, name, attributes) = (&raw const $id, $name, $files);
+            // SAFETY: `this` is the address of the static this value initialises.
+            unsafe { $crate::kabi::perf::sysfs::StaticAttrGroup::new(this, name, attributes) }
+        };
+    };
+}
+
+/// `s` as C's `char *`, at compile time (`as_char_ptr` is not a `const fn`).
+const fn char_ptr(s: &'static CStr) -> *const kernel::ffi::c_char {
+    s.to_bytes_with_nul().as_ptr()
+}
+
+/// An attribute group in static memory; [`static_attr_group!`](crate::static_attr_group)
+/// declares one.
+///
+/// # Invariants
+///
+/// The value lives in the `static` whose address `new` was given, so it never moves. `group`
+/// names `ptrs`, which with `end` (NULL) is a NULL-terminated array of pointers to the
+/// attributes in `files`. Nothing writes to any of it.
+#[repr(C)]
+pub(crate) struct StaticAttrGroup<const N: usize> {
+    group: bindings::attribute_group,
+    files: [sys::perf_pmu_events_attr; N],
+    ptrs: [*mut bindings::attribute; N],
+    end: *mut bindings::attribute,
+}
+
+// SAFETY: Never written after it is built (invariant); sysfs only reads the pointers.
+unsafe impl<const N: usize> Sync for StaticAttrGroup<N> {}
+
+impl<const N: usize> StaticAttrGroup<N> {
+    /// The group named `name` of `attributes`, built to live at `this`.
+    ///
+    /// # Safety
+    ///
+    /// `this` is the address of the `static` that the returned value initialises.
+    #[doc(hidden)]
+    pub(crate) const unsafe fn new(
+        this: *const Self,
+        name: &'static CStr,
+        attributes: &[StrAttr; N],
+    ) -> Self {
+        // SAFETY: Plain C data; all-zero is a valid (empty) value.
+        let mut s: Self = unsafe { core::mem::zeroed() };
+        let mut i = 0;
+        while i < N {
+            s.files[i].attr.attr.name = char_ptr(attributes[i].name);
+            s.files[i].attr.attr.mode = 0o444;
+            s.files[i].attr.__bindgen_anon_1.show = Some(sys::perf_event_sysfs_show);
+            s.files[i].event_str = char_ptr(attributes[i].value);
+            // SAFETY: `this` is where `s` will live (the caller's promise): the address of
+            // its `files[i]`'s attribute is computed, nothing is read or written through it.
+            s.ptrs[i] = unsafe { &raw const (*this).files[i].attr.attr }.cast_mut();
+            i += 1;
+        }
+        s.group.name = char_ptr(name);
+        // SAFETY: As above; `ptrs` and `end` are contiguous (`repr(C)`, one element type).
+        s.group.__bindgen_anon_2.attrs = unsafe { &raw const (*this).ptrs }.cast_mut().cast();
+        s
+    }
+
+    /// The group, for [`PmuAttrs::new`].
+    pub(crate) const fn group(&'static self) -> StaticGroup {
+        StaticGroup(&self.group)
+    }
+}
+
+/// An attribute group in static memory, of any size.
+///
+/// # Invariants
+///
+/// The group is a [`StaticAttrGroup`]'s, so its pointers are valid forever.
+#[derive(Clone, Copy)]
+pub(crate) struct StaticGroup(&'static bindings::attribute_group);
+
+/// The attribute groups of one PMU: its `format/` (static) and its `events/`.
 ///
 /// # Invariants
 ///
@@ -30,11 +117,9 @@ pub(crate) struct StrAttr {
 /// (`new` returns it boxed and pinned, and it is `!Unpin`), so a `&PmuAttrs` is always the
 /// pinned one and its groups stay valid as long as the reference.
 pub(crate) struct PmuAttrs {
-    formats: KVec<sys::perf_pmu_events_attr>,
     events: KVec<sys::perf_pmu_events_attr>,
-    format_ptrs: KVec<*mut bindings::attribute>,
     event_ptrs: KVec<*mut bindings::attribute>,
-    groups: [bindings::attribute_group; 2],
+    events_group: bindings::attribute_group,
     group_ptrs: [*const bindings::attribute_group; 3],
     _pin: PhantomPinned,
 }
@@ -44,82 +129,60 @@ unsafe impl Send for PmuAttrs {}
 // SAFETY: As above.
 unsafe impl Sync for PmuAttrs {}
 
-/// A zeroed C attribute with a name, a mode and a lockdep key.
-fn attribute(name: &'static CStr, key: *mut bindings::lock_class_key) -> bindings::attribute {
-    // SAFETY: `attribute` is plain data; all-zero is a valid (empty) value.
-    let mut a: bindings::attribute = unsafe { core::mem::zeroed() };
-    a.name = name.as_char_ptr();
-    a.mode = 0o444;
-    // Attributes not in static memory need a static lockdep key (`sysfs_attr_init`); the
-    // field exists only with lockdep (`CONFIG_DEBUG_LOCK_ALLOC`), which no distribution
-    // kernel has.
-    #[cfg(CONFIG_DEBUG_LOCK_ALLOC)]
-    {
-        a.key = key;
-    }
-    #[cfg(not(CONFIG_DEBUG_LOCK_ALLOC))]
-    let _ = key;
-    a
-}
-
+/// An `events/` file: not in static memory, so its attribute needs a static lockdep key
+/// (what `sysfs_attr_init` sets). The field exists only with lockdep
+/// (`CONFIG_DEBUG_LOCK_ALLOC`), which no distribution kernel has.
 fn str_attr(a: &StrAttr, key: *mut bindings::lock_class_key) -> sys::perf_pmu_events_attr {
     // SAFETY: Plain data; all-zero is valid.
     let mut e: sys::perf_pmu_events_attr = unsafe { core::mem::zeroed() };
-    e.attr.attr = attribute(a.name, key);
+    e.attr.attr.name = a.name.as_char_ptr();
+    e.attr.attr.mode = 0o444;
+    #[cfg(CONFIG_DEBUG_LOCK_ALLOC)]
+    {
+        e.attr.attr.key = key;
+    }
+    #[cfg(not(CONFIG_DEBUG_LOCK_ALLOC))]
+    let _ = key;
     e.attr.__bindgen_anon_1.show = Some(sys::perf_event_sysfs_show);
     e.event_str = a.value.as_char_ptr();
     e
 }
 
-/// A NULL-terminated array of pointers to `attrs[i].attr.attr`.
-fn pointers(attrs: &mut KVec<sys::perf_pmu_events_attr>) -> Result<KVec<*mut bindings::attribute>> {
-    let mut v = KVec::with_capacity(attrs.len() + 1, GFP_KERNEL)?;
-    for a in attrs.iter_mut() {
-        v.push(&raw mut a.attr.attr, GFP_KERNEL)?;
-    }
-    v.push(core::ptr::null_mut(), GFP_KERNEL)?;
-    Ok(v)
-}
-
 impl PmuAttrs {
-    /// Builds the groups: `format/` from `formats`, `events/` from `events` (omitted when
-    /// empty).
-    pub(crate) fn new(formats: &[StrAttr], events: &[StrAttr]) -> Result<Pin<KBox<Self>>> {
+    /// The groups of a PMU: `format/` and, unless `events` is empty, `events/`, built from
+    /// `events`.
+    pub(crate) fn new(format: StaticGroup, events: &[StrAttr]) -> Result<Pin<KBox<Self>>> {
         let key = kernel::static_lock_class!().as_ptr();
-        let mut f = KVec::with_capacity(formats.len(), GFP_KERNEL)?;
-        for a in formats {
-            f.push(str_attr(a, key), GFP_KERNEL)?;
-        }
         let mut e = KVec::with_capacity(events.len(), GFP_KERNEL)?;
         for a in events {
             e.push(str_attr(a, key), GFP_KERNEL)?;
         }
         let mut this = KBox::new(
             Self {
-                format_ptrs: KVec::new(),
-                event_ptrs: KVec::new(),
-                formats: f,
+                event_ptrs: KVec::with_capacity(events.len() + 1, GFP_KERNEL)?,
                 events: e,
                 // SAFETY: Plain data; all-zero is valid.
-                groups: unsafe { core::mem::zeroed() },
+                events_group: unsafe { core::mem::zeroed() },
                 group_ptrs: [core::ptr::null(); 3],
                 _pin: PhantomPinned,
             },
             GFP_KERNEL,
         )?;
         let s = &mut *this;
-        s.format_ptrs = pointers(&mut s.formats)?;
-        s.event_ptrs = pointers(&mut s.events)?;
-
-        s.groups[0].name = c"format".as_char_ptr();
-        s.groups[0].__bindgen_anon_2.attrs = s.format_ptrs.as_mut_ptr();
-        s.groups[1].name = c"events".as_char_ptr();
-        s.groups[1].__bindgen_anon_2.attrs = s.event_ptrs.as_mut_ptr();
-        let nr_groups = if events.is_empty() { 1 } else { 2 };
-        for i in 0..nr_groups {
-            s.group_ptrs[i] = &raw const s.groups[i];
+        for a in s.events.iter_mut() {
+            s.event_ptrs.push(&raw mut a.attr.attr, GFP_KERNEL)?;
         }
-        // INVARIANT: everything points into the boxed value, which is pinned from here on.
+        s.event_ptrs.push(core::ptr::null_mut(), GFP_KERNEL)?;
+        s.events_group.name = c"events".as_char_ptr();
+        s.events_group.__bindgen_anon_2.attrs = s.event_ptrs.as_mut_ptr();
+
+        // `format` is a `StaticAttrGroup`'s (`StaticGroup` invariant): valid forever.
+        s.group_ptrs[0] = format.0;
+        if !events.is_empty() {
+            s.group_ptrs[1] = &raw const s.events_group;
+        }
+        // INVARIANT: everything points into the boxed value, which is pinned from here on, or
+        // to static data.
         Ok(KBox::into_pin(this))
     }
 
