@@ -39,6 +39,19 @@ macro_rules! static_attr_group {
     };
 }
 
+impl StrAttr {
+    /// The C file, without a lockdep key: static memory needs none.
+    const fn to_c(self) -> sys::perf_pmu_events_attr {
+        // SAFETY: Plain C data; all-zero is a valid (empty) value.
+        let mut e: sys::perf_pmu_events_attr = unsafe { core::mem::zeroed() };
+        e.attr.attr.name = char_ptr(self.name);
+        e.attr.attr.mode = 0o444;
+        e.attr.__bindgen_anon_1.show = Some(sys::perf_event_sysfs_show);
+        e.event_str = char_ptr(self.value);
+        e
+    }
+}
+
 /// `s` as C's `char *`, at compile time (`as_char_ptr` is not a `const fn`).
 const fn char_ptr(s: &'static CStr) -> *const kernel::ffi::c_char {
     s.to_bytes_with_nul().as_ptr()
@@ -79,10 +92,7 @@ impl<const N: usize> StaticAttrGroup<N> {
         let mut s: Self = unsafe { core::mem::zeroed() };
         let mut i = 0;
         while i < N {
-            s.files[i].attr.attr.name = char_ptr(attributes[i].name);
-            s.files[i].attr.attr.mode = 0o444;
-            s.files[i].attr.__bindgen_anon_1.show = Some(sys::perf_event_sysfs_show);
-            s.files[i].event_str = char_ptr(attributes[i].value);
+            s.files[i] = attributes[i].to_c();
             // SAFETY: `this` is where `s` will live (the caller's promise): the address of
             // its `files[i]`'s attribute is computed, nothing is read or written through it.
             s.ptrs[i] = unsafe { &raw const (*this).files[i].attr.attr }.cast_mut();
@@ -133,18 +143,14 @@ unsafe impl Sync for PmuAttrs {}
 /// (what `sysfs_attr_init` sets). The field exists only with lockdep
 /// (`CONFIG_DEBUG_LOCK_ALLOC`), which no distribution kernel has.
 fn str_attr(a: &StrAttr, key: *mut bindings::lock_class_key) -> sys::perf_pmu_events_attr {
-    // SAFETY: Plain data; all-zero is valid.
-    let mut e: sys::perf_pmu_events_attr = unsafe { core::mem::zeroed() };
-    e.attr.attr.name = a.name.as_char_ptr();
-    e.attr.attr.mode = 0o444;
+    #[allow(unused_mut)] // Without lockdep, nothing is added.
+    let mut e = a.to_c();
     #[cfg(CONFIG_DEBUG_LOCK_ALLOC)]
     {
         e.attr.attr.key = key;
     }
     #[cfg(not(CONFIG_DEBUG_LOCK_ALLOC))]
     let _ = key;
-    e.attr.__bindgen_anon_1.show = Some(sys::perf_event_sysfs_show);
-    e.event_str = a.value.as_char_ptr();
     e
 }
 
