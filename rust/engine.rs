@@ -12,6 +12,7 @@
 //!
 //! [`PmuBox`]: crate::uncore::pmubox::PmuBox
 
+mod attrs;
 mod log;
 mod package;
 mod pmu;

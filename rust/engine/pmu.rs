@@ -5,13 +5,14 @@
 use kernel::{cpu::CpuId, prelude::*, sync::Arc};
 
 use super::{
+    attrs,
     log::refuse,
     package::{Package, PackageExt},
     Engine, Why,
 };
 use crate::kabi::{
     perf::{
-        sysfs::{PmuAttrs, StaticGroup, StrAttr},
+        sysfs::{Events, PmuAttrs},
         Event, EventFlag, EventFlags, GroupMember, HwConfig, HwState, HwStateFlag, InitEvent,
         PmuOps, ReadEvent, Scope,
     },
@@ -20,45 +21,8 @@ use crate::kabi::{
 use crate::uncore::{
     event::{decode, Target},
     pmubox::{AddError, MAX_BOX_EVENTS},
-    units::{Format, Unit, UnitKind, ARB, CBOX, CLOCK, IMC},
+    units::{Unit, UnitKind},
 };
-
-/// A unit's `format/` files, from its table.
-const fn format_files<const N: usize>(formats: &[Format]) -> [StrAttr; N] {
-    let mut files = [StrAttr {
-        name: c"",
-        value: c"",
-    }; N];
-    let mut i = 0;
-    while i < N {
-        files[i] = StrAttr {
-            name: formats[i].name,
-            value: formats[i].spec,
-        };
-        i += 1;
-    }
-    files
-}
-
-/// A unit's `format/` group: the same for each of its PMUs, so built at compile time.
-fn format_group(kind: UnitKind) -> StaticGroup {
-    // Each expansion is a block with a `static` of its own.
-    macro_rules! format_of {
-        ($unit:expr) => {{
-            crate::static_attr_group!(
-                static FORMAT = c"format",
-                &format_files::<{ $unit.formats.len() }>($unit.formats)
-            );
-            FORMAT.group()
-        }};
-    }
-    match kind {
-        UnitKind::Cbox => format_of!(CBOX),
-        UnitKind::Arb => format_of!(ARB),
-        UnitKind::Clock => format_of!(CLOCK),
-        UnitKind::Imc => format_of!(IMC),
-    }
-}
 
 /// A PMU's name: `uncore_cbox_N` or `uncore_<unit>`.
 pub(crate) struct PmuName(pub(crate) &'static Unit, pub(crate) u32);
@@ -90,26 +54,15 @@ impl UncorePmu {
         box_idx: u32,
         slot: usize,
     ) -> Result<Self> {
-        let mut events = KVec::new();
-        for e in unit.events.iter().filter(|e| !e.box0_only || box_idx == 0) {
-            events.push(
-                StrAttr {
-                    name: e.name,
-                    value: e.config,
-                },
-                GFP_KERNEL,
-            )?;
-            // The `.scale` and `.unit` files of events that have them.
-            for (name, value) in [e.scale, e.unit].into_iter().flatten() {
-                events.push(StrAttr { name, value }, GFP_KERNEL)?;
-            }
-        }
         Ok(Self {
             engine: engine.clone(),
             unit,
             box_idx,
             slot,
-            attrs: PmuAttrs::new(format_group(unit.kind), &events)?,
+            attrs: PmuAttrs::new(
+                attrs::format(unit.kind),
+                Events::Static(attrs::events(unit.kind, box_idx)),
+            )?,
         })
     }
 

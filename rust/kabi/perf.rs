@@ -15,7 +15,7 @@
 //!
 //! ```
 //! use kernel::perf::{
-//!     sysfs::{PmuAttrs, StrAttr},
+//!     sysfs::{Events, PmuAttrs, StrAttr},
 //!     Event, EventFlag, EventFlags, HwState, HwStateFlag, InitEvent, KernelCounter, PmuOps,
 //!     PmuRegistration, ReadEvent, Scope,
 //! };
@@ -73,7 +73,7 @@
 //! }
 //!
 //! # let module = kernel::module::this_module::<crate::LocalModule>();
-//! let attrs = PmuAttrs::new(FORMAT.group(), &[])?;
+//! let attrs = PmuAttrs::new(FORMAT.group(), Events::None)?;
 //! let name = CString::try_from_fmt(fmt!("rust_doctest_total"))?;
 //! let pmu = KBox::pin_init(
 //!     PmuRegistration::register(name, Scope::System, Total { attrs }, module),

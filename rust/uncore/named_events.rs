@@ -38,6 +38,16 @@ impl NamedEvent {
             desc,
         }
     }
+
+    /// Whether the PMU of box `box_idx` shows it.
+    pub(crate) const fn shown_by(&self, box_idx: u32) -> bool {
+        !self.box0_only || box_idx == 0
+    }
+
+    /// Its `events/` files, name → content: itself, then its `.scale` and `.unit`, if any.
+    pub(crate) const fn files(&self) -> [Option<(&'static CStr, &'static CStr)>; 3] {
+        [Some((self.name, self.config)), self.scale, self.unit]
+    }
 }
 
 /// `clockticks` on the fixed counter.
@@ -263,5 +273,30 @@ mod tests {
             .chain(ARB.events)
             .all(|e| !e.desc.is_empty()));
         assert_eq!(ARB.events.len(), 5);
+    }
+
+    /// Only `uncore_cbox_0` shows `clockticks`; the IMC's events bring their `.scale` and
+    /// `.unit` files.
+    #[test]
+    fn events_files_per_box() {
+        let files = |events: &[super::NamedEvent], box_idx| -> Vec<String> {
+            events
+                .iter()
+                .filter(|e| e.shown_by(box_idx))
+                .flat_map(|e| e.files().into_iter().flatten())
+                .map(|(name, _)| name.to_str().unwrap().to_owned())
+                .collect()
+        };
+        let (box0, box1) = (files(CBOX.events, 0), files(CBOX.events, 1));
+        assert_eq!(box0.len(), 15);
+        assert_eq!(box0.last().unwrap(), "clockticks");
+        assert_eq!(box0[..14], box1[..]);
+        assert_eq!(files(CBOX.events, 3), box1);
+        assert_eq!(files(CLOCK.events, 0), ["clockticks"]);
+        assert_eq!(
+            files(IMC.events, 0)[..3],
+            ["data_reads", "data_reads.scale", "data_reads.unit"]
+        );
+        assert_eq!(files(IMC.events, 0).len(), 3 * IMC.events.len());
     }
 }

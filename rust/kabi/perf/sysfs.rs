@@ -3,12 +3,11 @@
 //! sysfs attribute groups of a PMU: `format/` and `events/` (perf shows `cpumask` itself for
 //! PMUs with a scope).
 //!
-//! 7.3 has no Rust abstraction for sysfs attributes, so the C structures are built here. A
-//! `format/` group is the same for every PMU of a type:
-//! [`static_attr_group!`](crate::static_attr_group) builds it at compile time, in static
-//! memory, as C drivers declare theirs. An `events/` group may differ from one PMU of a type
-//! to the next (an event only one box counts), so [`PmuAttrs`] builds it at registration and
-//! owns it for as long as the PMU is registered.
+//! 7.3 has no Rust abstraction for sysfs attributes, so the C structures are built here.
+//! [`static_attr_group!`](crate::static_attr_group) builds a group at compile time, in static
+//! memory, as C drivers declare theirs: a `format/`, or the `events/` of a PMU whose events
+//! are known at build time. For a PMU whose events are known only at registration,
+//! [`PmuAttrs`] builds its `events/` then and owns it for as long as the PMU is registered.
 
 use core::{ffi::CStr, marker::PhantomPinned};
 
@@ -26,8 +25,8 @@ pub(crate) struct StrAttr {
 }
 
 /// Declares a `static` attribute group of read-only [`StrAttr`] files, built at compile time:
-/// a PMU's `format/`. [`StaticAttrGroup::group`] gives it to [`PmuAttrs::new`]. The example
-/// in [`kernel::perf`](super) declares one.
+/// a PMU's `format/` or `events/`. [`StaticAttrGroup::group`] gives it to [`PmuAttrs::new`].
+/// The example in [`kernel::perf`](super) declares one.
 #[macro_export]
 macro_rules! static_attr_group {
     ($vis:vis static $id:ident = $name:expr, $files:expr $(,)?) => {
@@ -118,6 +117,18 @@ impl<const N: usize> StaticAttrGroup<N> {
 #[derive(Clone, Copy)]
 pub(crate) struct StaticGroup(&'static bindings::attribute_group);
 
+/// A PMU's `events/` group.
+#[derive(Clone, Copy)]
+#[allow(dead_code)] // Out of tree: the driver's are static; the sample builds its own.
+pub(crate) enum Events<'a> {
+    /// None: the PMU names no event.
+    None,
+    /// Declared with [`static_attr_group!`](crate::static_attr_group), as most PMUs can.
+    Static(StaticGroup),
+    /// Built at registration from these files, for a PMU whose events are known only then.
+    Built(&'a [StrAttr]),
+}
+
 /// The attribute groups of one PMU: its `format/` (static) and its `events/`.
 ///
 /// # Invariants
@@ -127,6 +138,7 @@ pub(crate) struct StaticGroup(&'static bindings::attribute_group);
 /// (`new` returns it boxed and pinned, and it is `!Unpin`), so a `&PmuAttrs` is always the
 /// pinned one and its groups stay valid as long as the reference.
 pub(crate) struct PmuAttrs {
+    /// The files of an [`Events::Built`] group, and their NULL-terminated pointer array.
     events: KVec<sys::perf_pmu_events_attr>,
     event_ptrs: KVec<*mut bindings::attribute>,
     events_group: bindings::attribute_group,
@@ -155,17 +167,20 @@ fn str_attr(a: &StrAttr, key: *mut bindings::lock_class_key) -> sys::perf_pmu_ev
 }
 
 impl PmuAttrs {
-    /// The groups of a PMU: `format/` and, unless `events` is empty, `events/`, built from
-    /// `events`.
-    pub(crate) fn new(format: StaticGroup, events: &[StrAttr]) -> Result<Pin<KBox<Self>>> {
+    /// The groups of a PMU: `format/` and `events/`.
+    pub(crate) fn new(format: StaticGroup, events: Events<'_>) -> Result<Pin<KBox<Self>>> {
+        let built = match events {
+            Events::Built(files) => files,
+            Events::None | Events::Static(_) => &[],
+        };
         let key = kernel::static_lock_class!().as_ptr();
-        let mut e = KVec::with_capacity(events.len(), GFP_KERNEL)?;
-        for a in events {
+        let mut e = KVec::with_capacity(built.len(), GFP_KERNEL)?;
+        for a in built {
             e.push(str_attr(a, key), GFP_KERNEL)?;
         }
         let mut this = KBox::new(
             Self {
-                event_ptrs: KVec::with_capacity(events.len() + 1, GFP_KERNEL)?,
+                event_ptrs: KVec::with_capacity(built.len() + 1, GFP_KERNEL)?,
                 events: e,
                 // SAFETY: Plain data; all-zero is valid.
                 events_group: unsafe { core::mem::zeroed() },
@@ -182,11 +197,13 @@ impl PmuAttrs {
         s.events_group.name = c"events".as_char_ptr();
         s.events_group.__bindgen_anon_2.attrs = s.event_ptrs.as_mut_ptr();
 
-        // `format` is a `StaticAttrGroup`'s (`StaticGroup` invariant): valid forever.
+        // A `StaticGroup` is a `StaticAttrGroup`'s (its invariant): valid forever.
         s.group_ptrs[0] = format.0;
-        if !events.is_empty() {
-            s.group_ptrs[1] = &raw const s.events_group;
-        }
+        s.group_ptrs[1] = match events {
+            Events::None => core::ptr::null(),
+            Events::Static(group) => group.0,
+            Events::Built(_) => &raw const s.events_group,
+        };
         // INVARIANT: everything points into the boxed value, which is pinned from here on, or
         // to static data.
         Ok(KBox::into_pin(this))
