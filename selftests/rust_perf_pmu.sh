@@ -59,6 +59,8 @@ check "sampling is refused (EOPNOTSUPP)" "rust_perf_pmu/0/period=1000: errno 95 
 	"$(/selftests/perf_open rust_perf_pmu/0/period=1000 2>&1)"
 check "a group led by another PMU's event is refused (EINVAL)" \
 	"1/0: ok rust_perf_pmu/0: errno 22 EINVAL" "$(/selftests/perf_open -g 1/0 rust_perf_pmu/0 2>&1 | tr '\n' ' ' | sed 's/ $//')"
+check "exclude_user is refused by perf (Capability::NoExclude)" \
+	"rust_perf_pmu/0/exclude_user: errno 22 EINVAL" "$(/selftests/perf_open rust_perf_pmu/0/exclude_user 2>&1)"
 check "a task event is refused (no task context)" "rust_perf_pmu/0/cpu=-1,pid=0: errno 22 EINVAL" \
 	"$(/selftests/perf_open rust_perf_pmu/0/cpu=-1,pid=0 2>&1)"
 

@@ -87,6 +87,11 @@ sleep 1
 errno_of uncore_arb/0x200 >/dev/null
 check "the log says why arb event 0 was refused" "1" \
 	"$(dmesg | grep 'uncore_arb: config 0x200: the ARB has no event 0; event=0x0,umask=0x1 alone is UNC_CLOCK.SOCKET' | grep -c . | sed 's/^[1-9][0-9]*$/1/')"
+# Perf refuses exclude_* bits itself (Capability::NoExclude), but after event_init: the driver
+# refuses them first, to say why.
+errno_of uncore_cbox_0/0x8f34/exclude_user >/dev/null
+check "the log says why exclude_user was refused" "1" \
+	"$(dmesg | grep 'uncore_cbox_0: exclude_\* filters are not supported' | grep -c . | sed 's/^[1-9][0-9]*$/1/')"
 check "group of 2 ARB events + UNC_CLOCK.SOCKET -> ok" "0" \
 	"$(errno_of -g uncore_arb/0x180 uncore_arb/0x181 uncore_arb/0x100)"
 check "group 0x80 + 0x80 -> EINVAL" $EINVAL "$(errno_of -g uncore_arb/0x180 uncore_arb/0x280)"

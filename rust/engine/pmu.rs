@@ -13,8 +13,8 @@ use super::{
 use crate::kabi::{
     perf::{
         sysfs::{Events, PmuAttrs},
-        Event, EventFlag, EventFlags, GroupMember, HwConfig, HwState, HwStateFlag, InitEvent,
-        PmuOps, ReadEvent, Scope,
+        Capability, Event, EventFlag, EventFlags, GroupMember, HwConfig, HwState, HwStateFlag,
+        InitEvent, PmuOps, ReadEvent, Scope,
     },
     platform, topology,
 };
@@ -133,6 +133,9 @@ impl HwConfig for Target {
 #[vtable]
 impl PmuOps for UncorePmu {
     type Config = Target;
+    /// Perf refuses `exclude_*` bits (after `event_init`, which refuses them first to say
+    /// why): the uncore counts for every core at once.
+    const CAPABILITIES: &'static [Capability] = &[Capability::NoExclude];
 
     fn attrs(&self) -> &PmuAttrs {
         &self.attrs

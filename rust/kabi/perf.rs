@@ -16,8 +16,8 @@
 //! ```
 //! use kernel::perf::{
 //!     sysfs::{Events, PmuAttrs, StrAttr},
-//!     Event, EventFlag, EventFlags, HwState, HwStateFlag, InitEvent, KernelCounter, PmuOps,
-//!     PmuRegistration, ReadEvent, Scope,
+//!     Capability, Event, EventFlag, EventFlags, HwState, HwStateFlag, InitEvent, KernelCounter,
+//!     PmuOps, PmuRegistration, ReadEvent, Scope,
 //! };
 //! use kernel::{
 //!     cpu::CpuId,
@@ -38,6 +38,7 @@
 //! #[vtable]
 //! impl PmuOps for Total {
 //!     type Config = ();
+//!     const CAPABILITIES: &'static [Capability] = &[Capability::NoExclude];
 //!     fn attrs(&self) -> &PmuAttrs {
 //!         &self.attrs
 //!     }
@@ -152,6 +153,16 @@ impl HwState {
     pub(crate) const STOPPED_UPTODATE: Self = Self(sys::PERF_HES_STOPPED | sys::PERF_HES_UPTODATE);
 }
 
+/// What a PMU tells perf about itself (`pmu->capabilities`, one `PERF_PMU_CAP_*` bit each), for
+/// perf to act on before the driver sees an event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub(crate) enum Capability {
+    /// The PMU cannot tell whose work it counts (user, kernel, guest, idle): perf refuses an
+    /// event with an `exclude_*` bit, with `EINVAL`.
+    NoExclude = sys::PERF_PMU_CAP_NO_EXCLUDE,
+}
+
 /// Which CPUs share a PMU's counters (`pmu->scope`): perf keeps its `cpumask`, one CPU per
 /// scope, where tools open the PMU's events (perf installs an event on the CPU it is given: a
 /// PMU that needs it there moves it, [`InitEvent::move_to_scope_cpu`]); moves the events of
@@ -220,6 +231,8 @@ pub(crate) trait PmuOps: Sync + 'static {
     /// What `event_init` decides about an event for the later callbacks (`()` for nothing),
     /// kept in its `hw.config`.
     type Config: HwConfig;
+    /// The PMU's capabilities; none unless the driver names them.
+    const CAPABILITIES: &'static [Capability] = &[];
     /// The PMU's sysfs groups (`format/`, `events/`, `cpumask`).
     fn attrs(&self) -> &sysfs::PmuAttrs;
     /// Accepts a new event, with what the later callbacks need to know of it, or refuses it
@@ -298,6 +311,7 @@ impl<T: PmuOps> PmuRegistration<T> {
         .pin_chain(move |this| {
             let raw = this.pmu.get();
             let attr_groups = this.ops.attrs().groups();
+            let capabilities = T::CAPABILITIES.iter().fold(0, |caps, &c| caps | c as c_int);
             // SAFETY: `raw` is valid, zeroed and not yet registered. The callbacks match
             // perf's prototypes. `name` and `ops` live in `this`; `ops.attrs()` is pinned and
             // never changes (`PmuAttrs` invariant), so `attr_groups` stays valid.
@@ -305,9 +319,7 @@ impl<T: PmuOps> PmuRegistration<T> {
                 (*raw).module = module.as_ptr();
                 (*raw).task_ctx_nr = INVALID_CONTEXT;
                 (*raw).scope = scope.raw();
-                // Perf rejects exclude_* bits itself: the uncore cannot tell who caused an
-                // event.
-                (*raw).capabilities = sys::PERF_PMU_CAP_NO_EXCLUDE as c_int;
+                (*raw).capabilities = capabilities;
                 (*raw).attr_groups = attr_groups;
                 (*raw).event_init = Some(event_init_cb::<T>);
                 (*raw).add = Some(add_cb::<T>);

@@ -13,8 +13,8 @@
 
 use kernel::perf::{
     sysfs::{Events, PmuAttrs, StrAttr},
-    Event, EventFlag, EventFlags, HwState, HwStateFlag, InitEvent, PmuOps, PmuRegistration,
-    ReadEvent, Scope,
+    Capability, Event, EventFlag, EventFlags, HwState, HwStateFlag, InitEvent, PmuOps,
+    PmuRegistration, ReadEvent, Scope,
 };
 use kernel::{
     debugfs::{Dir, File},
@@ -65,6 +65,8 @@ struct Tally {
 impl PmuOps for Tally {
     // The callbacks need nothing from `event_init`: there is one event.
     type Config = ();
+    // A write counts whoever makes it: perf refuses `exclude_*` bits.
+    const CAPABILITIES: &'static [Capability] = &[Capability::NoExclude];
 
     fn attrs(&self) -> &PmuAttrs {
         &self.attrs
