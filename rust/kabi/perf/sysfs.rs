@@ -133,17 +133,27 @@ pub(crate) enum Events<'a> {
 ///
 /// # Invariants
 ///
-/// Once built, every pointer inside points into this (heap-allocated, never moved) structure
-/// or to static data, and nothing is modified until it is dropped. It only ever exists pinned
-/// (`new` returns it boxed and pinned, and it is `!Unpin`), so a `&PmuAttrs` is always the
-/// pinned one and its groups stay valid as long as the reference.
+/// Once built, every pointer inside points into this (heap-allocated, never moved) structure,
+/// into buffers it owns, or to static data, and nothing is modified until it is dropped. It
+/// only ever exists pinned (`new` returns it boxed and pinned, and it is `!Unpin`), so a
+/// `&PmuAttrs` is always the pinned one and its groups stay valid as long as the reference.
 pub(crate) struct PmuAttrs {
-    /// The files of an [`Events::Built`] group, and their NULL-terminated pointer array.
-    events: KVec<sys::perf_pmu_events_attr>,
-    event_ptrs: KVec<*mut bindings::attribute>,
-    events_group: bindings::attribute_group,
+    /// Only for [`Events::Built`]: a static group needs nothing of its own.
+    built: Option<BuiltEvents>,
     group_ptrs: [*const bindings::attribute_group; 3],
     _pin: PhantomPinned,
+}
+
+/// An `events/` group built at registration.
+///
+/// # Invariants
+///
+/// `group`'s attribute array is `_ptrs`' buffer, NULL-terminated, whose other entries point
+/// into `_files`' buffer. Both buffers are owned and stay where they are when this moves.
+struct BuiltEvents {
+    _files: KVec<sys::perf_pmu_events_attr>,
+    _ptrs: KVec<*mut bindings::attribute>,
+    group: bindings::attribute_group,
 }
 
 // SAFETY: Immutable after construction (invariant); the raw pointers are only read by sysfs.
@@ -166,46 +176,57 @@ fn str_attr(a: &StrAttr, key: *mut bindings::lock_class_key) -> sys::perf_pmu_ev
     e
 }
 
+impl BuiltEvents {
+    /// The `events/` group of these files.
+    fn new(files: &[StrAttr]) -> Result<Self> {
+        let key = kernel::static_lock_class!().as_ptr();
+        let mut attrs = KVec::with_capacity(files.len(), GFP_KERNEL)?;
+        for a in files {
+            attrs.push(str_attr(a, key), GFP_KERNEL)?;
+        }
+        let mut ptrs = KVec::with_capacity(files.len() + 1, GFP_KERNEL)?;
+        for a in attrs.iter_mut() {
+            ptrs.push(&raw mut a.attr.attr, GFP_KERNEL)?;
+        }
+        ptrs.push(core::ptr::null_mut(), GFP_KERNEL)?;
+        // SAFETY: Plain data; all-zero is valid.
+        let mut group: bindings::attribute_group = unsafe { core::mem::zeroed() };
+        group.name = c"events".as_char_ptr();
+        group.__bindgen_anon_2.attrs = ptrs.as_mut_ptr();
+        // INVARIANT: `ptrs` points into `attrs`, `group` to `ptrs`: heap buffers, not moved.
+        Ok(Self {
+            _files: attrs,
+            _ptrs: ptrs,
+            group,
+        })
+    }
+}
+
 impl PmuAttrs {
     /// The groups of a PMU: `format/` and `events/`.
     pub(crate) fn new(format: StaticGroup, events: Events<'_>) -> Result<Pin<KBox<Self>>> {
         let built = match events {
-            Events::Built(files) => files,
-            Events::None | Events::Static(_) => &[],
+            Events::Built(files) => Some(BuiltEvents::new(files)?),
+            Events::None | Events::Static(_) => None,
         };
-        let key = kernel::static_lock_class!().as_ptr();
-        let mut e = KVec::with_capacity(built.len(), GFP_KERNEL)?;
-        for a in built {
-            e.push(str_attr(a, key), GFP_KERNEL)?;
-        }
         let mut this = KBox::new(
             Self {
-                event_ptrs: KVec::with_capacity(built.len() + 1, GFP_KERNEL)?,
-                events: e,
-                // SAFETY: Plain data; all-zero is valid.
-                events_group: unsafe { core::mem::zeroed() },
+                built,
                 group_ptrs: [core::ptr::null(); 3],
                 _pin: PhantomPinned,
             },
             GFP_KERNEL,
         )?;
         let s = &mut *this;
-        for a in s.events.iter_mut() {
-            s.event_ptrs.push(&raw mut a.attr.attr, GFP_KERNEL)?;
-        }
-        s.event_ptrs.push(core::ptr::null_mut(), GFP_KERNEL)?;
-        s.events_group.name = c"events".as_char_ptr();
-        s.events_group.__bindgen_anon_2.attrs = s.event_ptrs.as_mut_ptr();
-
         // A `StaticGroup` is a `StaticAttrGroup`'s (its invariant): valid forever.
         s.group_ptrs[0] = format.0;
-        s.group_ptrs[1] = match events {
-            Events::None => core::ptr::null(),
-            Events::Static(group) => group.0,
-            Events::Built(_) => &raw const s.events_group,
+        s.group_ptrs[1] = match (&s.built, events) {
+            (Some(built), _) => &raw const built.group,
+            (None, Events::Static(group)) => group.0,
+            (None, _) => core::ptr::null(),
         };
-        // INVARIANT: everything points into the boxed value, which is pinned from here on, or
-        // to static data.
+        // INVARIANT: everything points into the boxed value, which is pinned from here on, into
+        // buffers it owns, or to static data.
         Ok(KBox::into_pin(this))
     }
 
