@@ -4,7 +4,7 @@
 //!
 //! `format/` is the same for every PMU of a unit. `events/` differs only between box 0 of the
 //! CBo (`clockticks`, the fixed counter's) and the other boxes, so a unit has two `events/`
-//! groups: box 0's and the others'.
+//! groups: box 0's and the others' ([`NamedEvent::files_like`]).
 
 use crate::kabi::perf::sysfs::{StaticGroup, StrAttr};
 use crate::uncore::units::{Format, NamedEvent, UnitKind, ARB, CBOX, CLOCK, IMC};
@@ -104,8 +104,7 @@ pub(super) fn events(kind: UnitKind, box_idx: u32) -> StaticGroup {
             EVENTS.group()
         }};
     }
-    // Only box 0 differs from the others, so box 1 stands for every other box.
-    match (kind, box_idx) {
+    match (kind, NamedEvent::files_like(box_idx)) {
         (UnitKind::Cbox, 0) => events_of!(CBOX, 0),
         (UnitKind::Cbox, _) => events_of!(CBOX, 1),
         (UnitKind::Arb, _) => events_of!(ARB, 0),

@@ -44,6 +44,16 @@ impl NamedEvent {
         !self.box0_only || box_idx == 0
     }
 
+    /// The box whose `events/` files box `box_idx`'s are: [`Self::shown_by`] tells only box 0
+    /// apart, so box 1 stands for every other box and a unit needs two `events/` groups.
+    pub(crate) const fn files_like(box_idx: u32) -> u32 {
+        if box_idx == 0 {
+            0
+        } else {
+            1
+        }
+    }
+
     /// Its `events/` files, name → content: itself, then its `.scale` and `.unit`, if any.
     pub(crate) const fn files(&self) -> [Option<(&'static CStr, &'static CStr)>; 3] {
         [Some((self.name, self.config)), self.scale, self.unit]
@@ -291,6 +301,11 @@ mod tests {
         assert_eq!(box0.len(), 15);
         assert_eq!(box0.last().unwrap(), "clockticks");
         assert_eq!(box0[..14], box1[..]);
+        for b in 0..8 {
+            let like = super::NamedEvent::files_like(b);
+            assert!(like <= 1);
+            assert_eq!(files(CBOX.events, b), files(CBOX.events, like), "box {b}");
+        }
         assert_eq!(files(CBOX.events, 3), box1);
         assert_eq!(files(CLOCK.events, 0), ["clockticks"]);
         assert_eq!(
