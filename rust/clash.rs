@@ -11,8 +11,8 @@ use kernel::{prelude::*, str::CString};
 
 use crate::kabi::{
     module_block::IntelUncoreBlock,
+    perf::pmu_name_taken,
     platform::{self, IntelUncoreConfig},
-    pmu_names,
 };
 
 /// The other module built from these sources, which registers the same names.
@@ -38,7 +38,7 @@ pub(crate) fn refuse_if_taken<N: kernel::fmt::Display>(
     };
     for name in names {
         let c_name = CString::try_from_fmt(fmt!("{name}"))?;
-        let taken = pmu_names::pmu_name_taken(&c_name).inspect_err(|e| {
+        let taken = pmu_name_taken(&c_name).inspect_err(|e| {
             pr_err!("cannot tell whether a PMU named {name} is registered ({e:?}): not loading\n");
         })?;
         if taken {

@@ -8,7 +8,7 @@
 ktap_header
 
 # The doctests of rust/kernel/perf.rs and rust/kernel/perf/, by KUnit name, sorted.
-want="rust_doctest_kernel_perf_counter_rs_0 rust_doctest_kernel_perf_rs_0"
+want="rust_doctest_kernel_perf_counter_rs_0 rust_doctest_kernel_perf_names_rs_0 rust_doctest_kernel_perf_rs_0"
 n=$(echo "$want" | wc -w)
 
 # KUnit's report, without the log's timestamps.

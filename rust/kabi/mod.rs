@@ -17,7 +17,6 @@ pub(crate) mod mchbar;
 pub(crate) mod module_block;
 pub(crate) mod platform;
 pub(crate) mod pm;
-pub(crate) mod pmu_names;
 pub(crate) mod poller;
 
 // The patch series' abstractions: compiled into the module out of tree, the kernel crate's in

@@ -98,6 +98,7 @@
 
 mod counter;
 mod event;
+mod names;
 pub(crate) mod sysfs;
 
 use core::marker::PhantomPinned;
@@ -112,6 +113,7 @@ use kernel::{
 
 pub(crate) use counter::KernelCounter;
 pub(crate) use event::{Event, EventRef, GroupMember, HwConfig, InitEvent, ReadEvent};
+pub(crate) use names::pmu_name_taken;
 
 use super::perf_sys as sys;
 

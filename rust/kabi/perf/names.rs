@@ -13,10 +13,21 @@ use core::ptr::null_mut;
 
 use kernel::{bindings, cpu::CpuId, prelude::*};
 
-use super::perf::KernelCounter;
-use super::perf_sys as sys;
+use super::KernelCounter;
+
+use super::super::perf_sys as sys;
 
 /// Whether a PMU called `name` is registered. Process context.
+///
+/// A driver asks before it registers a PMU whose name another driver may hold:
+///
+/// ```
+/// use kernel::perf::pmu_name_taken;
+///
+/// assert!(pmu_name_taken(c"software")?);
+/// assert!(!pmu_name_taken(c"rust_doctest_no_such_pmu")?);
+/// # Ok::<(), Error>(())
+/// ```
 pub(crate) fn pmu_name_taken(name: &CStr) -> Result<bool> {
     // Disabled: never scheduled. On a CPU that was online a moment ago (if it left, this
     // fails).
