@@ -114,9 +114,9 @@ deb:
 	@command -v dpkg-buildpackage >/dev/null && command -v dh_dkms >/dev/null || \
 		{ echo "deb: needs debhelper and dh-dkms: apt install debhelper dh-dkms"; exit 1; }
 	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
-	mkdir "$$tmp/skl-uncore"; cp -a Kbuild Makefile dkms.conf modprobe.conf debian pcp rust scripts "$$tmp/skl-uncore/"; \
+	mkdir "$$tmp/skl-uncore"; cp -a Kbuild Makefile dkms.conf modprobe.conf debian linux pcp rust scripts "$$tmp/skl-uncore/"; \
 	cd "$$tmp/skl-uncore"; rm -rf rust/uncore/target; \
-	find rust \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' -o -name '*.cmd' \
+	find linux rust \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' -o -name '*.cmd' \
 		-o -name '*.d' -o -name '*.rmeta' -o -name '*_generated.rs' \) -delete; \
 	dpkg-buildpackage -b -us -uc > ../build.log 2>&1 || { tail -n 30 ../build.log; exit 1; }; \
 	cp ../skl-uncore-dkms_*.deb $(CURDIR)/; echo "deb: $$(cd .. && ls skl-uncore-dkms_*.deb)"
