@@ -7,10 +7,10 @@
 //! a built-in (which `rmmod` cannot unload). Once we hold the names, `intel_uncore` may not
 //! load: its registrations would fail with a sysfs duplicate-name backtrace.
 
-use kernel::{prelude::*, str::CString};
+use kernel::{prelude::*, str::CString, ModuleMetadata};
 
 use crate::kabi::{
-    module_block::IntelUncoreBlock,
+    module_notifier::{self, ModuleNotifier},
     perf::pmu_name_taken,
     platform::{self, IntelUncoreConfig},
 };
@@ -24,7 +24,27 @@ const OTHER_MODULE: &CStr = c"skl_uncore_sim";
 /// Our hold on the names: while it lives, loading `intel_uncore` fails with `EBUSY`. Keep it
 /// until every PMU is unregistered.
 pub(crate) struct Claim {
-    _block: Pin<KBox<IntelUncoreBlock>>,
+    _block: Pin<KBox<module_notifier::Registration<RefuseIntelUncore>>>,
+}
+
+/// Fails the load of `intel_uncore`, with `EBUSY` and one log line, before its init runs: its
+/// PMUs would clash with ours (a sysfs duplicate-name backtrace, broken PMUs).
+struct RefuseIntelUncore;
+
+impl ModuleNotifier for RefuseIntelUncore {
+    fn coming(&self, name: &CStr) -> Result {
+        if name.to_bytes() != b"intel_uncore" {
+            return Ok(());
+        }
+        let ours = <crate::LocalModule as ModuleMetadata>::NAME
+            .to_str()
+            .unwrap_or("?");
+        pr_err!(
+            "intel_uncore may not load while {ours} holds the uncore_* PMU names: rmmod {ours} \
+             first\n"
+        );
+        Err(EBUSY)
+    }
 }
 
 /// Refuses with `EEXIST` (which `insmod` shows as `EBUSY`) and one log line if a PMU called one
@@ -34,7 +54,10 @@ pub(crate) fn refuse_if_taken<N: kernel::fmt::Display>(
 ) -> Result<Claim> {
     // First: an intel_uncore loading from now on cannot take a name after we looked at it.
     let claim = Claim {
-        _block: KBox::pin_init(IntelUncoreBlock::new(), GFP_KERNEL)?,
+        _block: KBox::pin_init(
+            module_notifier::Registration::register(RefuseIntelUncore),
+            GFP_KERNEL,
+        )?,
     };
     for name in names {
         let c_name = CString::try_from_fmt(fmt!("{name}"))?;

@@ -14,13 +14,13 @@ mod late_call;
 pub(crate) mod lock;
 #[cfg(not(skl_sim))]
 pub(crate) mod mchbar;
-pub(crate) mod module_block;
 pub(crate) mod platform;
 pub(crate) mod pm;
 pub(crate) mod poller;
 
 // The patch series' abstractions: compiled into the module out of tree, the kernel crate's in
 // tree (scripts/series rewrites these lines).
+pub(crate) mod module_notifier;
 #[cfg(not(skl_sim))]
 pub(crate) mod msr;
 pub(crate) mod perf;
