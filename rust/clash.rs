@@ -21,6 +21,9 @@ const OTHER_MODULE: &CStr = c"skl_uncore";
 #[cfg(not(skl_sim))]
 const OTHER_MODULE: &CStr = c"skl_uncore_sim";
 
+/// Linux's module that registers the same names.
+const INTEL_UNCORE: &CStr = c"intel_uncore";
+
 /// Our hold on the names: while it lives, loading `intel_uncore` fails with `EBUSY`. Keep it
 /// until every PMU is unregistered.
 pub(crate) struct Claim {
@@ -33,7 +36,7 @@ struct RefuseIntelUncore;
 
 impl ModuleNotifier for RefuseIntelUncore {
     fn coming(&self, name: &CStr) -> Result {
-        if name.to_bytes() != b"intel_uncore" {
+        if name.to_bytes() != INTEL_UNCORE.to_bytes() {
             return Ok(());
         }
         let ours = <crate::LocalModule as ModuleMetadata>::NAME
@@ -80,7 +83,7 @@ fn explain(name: &impl kernel::fmt::Display) {
             "a PMU named {name} is already registered by {other}: unload it first \
              (rmmod {other})\n"
         );
-    } else if platform::module_loaded(c"intel_uncore") {
+    } else if platform::module_loaded(INTEL_UNCORE) {
         pr_err!(
             "a PMU named {name} is already registered by Linux's intel_uncore module: unload it \
              first (rmmod intel_uncore) and keep it from loading at boot (blacklist intel_uncore \
