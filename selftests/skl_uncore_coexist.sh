@@ -51,7 +51,7 @@ check "no sysfs duplicate-name backtrace, no kobject error" "0" \
 	"$(dmesg | grep -cE 'Call Trace|cannot create duplicate filename|kobject_add_internal failed')"
 # Ours, not some uncore_cbox_0: the simulator's debugfs and module are there.
 check "our PMUs still work" "0 yes" "$(/selftests/perf_open uncore_cbox_0/0xff >/dev/null; echo $?) \
-$([ -d /sys/kernel/debug/skl_uncore_sim ] && [ "$(cat /sys/module/skl_uncore_sim/initstate)" = live ] && echo yes)"
+$([ -d /sys/kernel/debug/skl_uncore_sim ] && [ "$(cat /sys/module/skl_uncore_sim/initstate 2>/dev/null)" = live ] && echo yes)"
 rmmod skl_uncore_sim
 modprobe intel_uncore
 check "modprobe intel_uncore once ours is gone" "0" "$?"
