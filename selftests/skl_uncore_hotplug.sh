@@ -92,6 +92,10 @@ state_of() { awk -F': ' -v n="$1" '$2 == n { print $1 + 0 }' $CPU/hotplug/states
 active=$(state_of sched:active)
 perf=$(state_of perf:online)
 in_window() { s=$(cat $CPU/cpu$1/hotplug/state); [ "$s" -lt "$active" ] && [ "$s" -gt "$perf" ]; }
+hook=$(state_of skl_uncore_sim:offline_delay)
+check "the offline delay is a CPU hotplug state in the window (kernel::cpuhp)" yes \
+	"$([ -n "$hook" ] && [ "$hook" -gt "$perf" ] && [ "$hook" -lt "$active" ] && echo yes ||
+		echo "no: '$hook' against perf:online $perf, sched:active $active")"
 # Package 1's enabled counters.
 counting() {
 	sed -n '/^package 1$/,$ p' $SIM/regs |
@@ -141,5 +145,6 @@ for kind in "uncore_cbox_0/0x8f34 cbox 0 0x34 0x8f" "uncore_clock/0xff clock 0 0
 		"$([ -n "$left" ] && echo yes || echo no)"
 done
 rmmod skl_uncore_sim
+check "rmmod removed the offline delay's CPU hotplug state" "" "$(state_of skl_uncore_sim:offline_delay)"
 check_unloads_clean 2
 ktap_end

@@ -20,6 +20,8 @@ pub(crate) mod poller;
 
 // The patch series' abstractions: compiled into the module out of tree, the kernel crate's in
 // tree (scripts/series rewrites these lines).
+#[cfg(skl_sim)]
+pub(crate) mod cpuhp;
 pub(crate) mod module_notifier;
 #[cfg(not(skl_sim))]
 pub(crate) mod msr;

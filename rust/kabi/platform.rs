@@ -4,8 +4,6 @@
 //! hooks.
 
 #[cfg(skl_sim)]
-use kernel::error::to_result;
-#[cfg(skl_sim)]
 use kernel::sync::atomic::{ordering, Atomic};
 use kernel::{
     bindings,
@@ -13,6 +11,8 @@ use kernel::{
     prelude::*,
 };
 
+#[cfg(skl_sim)]
+use super::cpuhp::{self, CpuHotplug};
 #[cfg(not(skl_sim))]
 use super::msr;
 use super::{smp, topology};
@@ -54,17 +54,13 @@ pub(crate) fn hotplug_in_flight() -> bool {
 
 /// The simulator's test hook (while held): every CPU going offline sleeps between leaving the
 /// active mask and perf moving its events, the window in which perf's `del` of an event
-/// closed meanwhile looks like a move. A dynamic CPU hotplug state (`CPUHP_AP_ONLINE_DYN`)
-/// lies between `CPUHP_AP_ACTIVE` and `CPUHP_AP_PERF_ONLINE`, and teardown runs the states
-/// from the top down.
-///
-/// # Invariants
-///
-/// `0` is the dynamic state registered with [`offline_delay_cb`], removed on drop.
+/// closed meanwhile looks like a move. A CPU hotplug state's `offline` runs there.
 #[cfg(skl_sim)]
-pub(crate) struct OfflineDelay(bindings::cpuhp_state);
+pub(crate) struct OfflineDelay {
+    _state: cpuhp::Registration<OfflineSleep>,
+}
 
-/// How long [`OfflineDelay`]'s callback sleeps, in milliseconds (the simulator has one).
+/// How long [`OfflineSleep`] sleeps, in milliseconds (the simulator has one).
 #[cfg(skl_sim)]
 static OFFLINE_DELAY_MS: Atomic<u32> = Atomic::new(0);
 
@@ -76,39 +72,26 @@ impl OfflineDelay {
             return Ok(None);
         }
         OFFLINE_DELAY_MS.store(ms, ordering::Relaxed);
-        // SAFETY: The name is static and the teardown callback has the prototype CPU hotplug
-        // calls; not invoked now (no CPU is going down); `drop` removes the state.
-        let state = unsafe {
-            bindings::__cpuhp_setup_state(
-                bindings::cpuhp_state_CPUHP_AP_ONLINE_DYN,
-                c"skl_uncore_sim:offline_delay".as_char_ptr(),
-                false,
-                None,
-                Some(offline_delay_cb),
-                false,
-            )
-        };
-        to_result(state)?;
-        // INVARIANT: a dynamic state's number is what the call returned.
-        Ok(Some(Self(state)))
+        Ok(Some(Self {
+            _state: cpuhp::Registration::new_nocalls()?,
+        }))
     }
 }
 
+/// Sleeps [`OFFLINE_DELAY_MS`] as a CPU goes offline.
 #[cfg(skl_sim)]
-impl Drop for OfflineDelay {
-    fn drop(&mut self) {
-        // SAFETY: Registered in `new` (invariant); waits for CPU hotplug (process context),
-        // after which the callback no longer runs.
-        unsafe { bindings::__cpuhp_remove_state(self.0, false) };
-    }
-}
+pub(crate) struct OfflineSleep;
 
-/// Sleeps [`OFFLINE_DELAY_MS`] as `cpu` goes offline (CPU hotplug's thread: it may sleep).
 #[cfg(skl_sim)]
-extern "C" fn offline_delay_cb(_cpu: kernel::ffi::c_uint) -> kernel::ffi::c_int {
-    let ms = OFFLINE_DELAY_MS.load(ordering::Relaxed);
-    kernel::time::delay::fsleep(kernel::time::Delta::from_millis(ms.into()));
-    0
+#[vtable]
+impl CpuHotplug for OfflineSleep {
+    const NAME: &'static CStr = c"skl_uncore_sim:offline_delay";
+
+    fn offline(_cpu: CpuId) -> Result {
+        let ms = OFFLINE_DELAY_MS.load(ordering::Relaxed);
+        kernel::time::delay::fsleep(kernel::time::Delta::from_millis(ms.into()));
+        Ok(())
+    }
 }
 
 #[cfg(skl_sim)]
