@@ -36,6 +36,10 @@ check_unloads_clean() {
 	fi
 }
 
+# The simulator's one IMC (one per machine, whatever the packages; skl_uncore_sim_imc.sh checks
+# that): its unwrapped DRAM_DATA_READS total, from $SIM/regs.
+imc_total() { sed -n 's/^totals imc \([0-9]*\) .*/\1/p' $SIM/regs; }
+
 # without_sys CMD: runs CMD in a mount namespace without /sys (every mount under it, deepest
 # first: debugfs, and securityfs on distribution kernels); fails if /sys could not go.
 without_sys() {

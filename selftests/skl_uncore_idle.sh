@@ -18,7 +18,6 @@ insmod /lib/skl/skl_uncore_sim.ko || { echo "Bail out! insmod failed"; exit 1; }
 echo "clock 0 0 0" > $SIM/rate
 for e in 1 2 3 4 5; do echo "imc 0 $e 0" > $SIM/rate; done
 inj() { echo "echo '$*' > $SIM/inject"; }
-imc_total() { sed -n 's/^totals imc \([0-9]*\) .*/\1/p' $SIM/regs | head -n1; }
 
 t0=$(imc_total)
 out=$($PO -r "echo 'imc 0 1 1600000000' > $SIM/rate; $(inj cbox 0 0x34 0x8f 1000); sleep 0.7

@@ -25,8 +25,6 @@ ktap_header
 insmod /lib/skl/skl_uncore_sim.ko || { echo "Bail out! insmod failed"; exit 1; }
 echo "clock 0 0 0" > $SIM/rate
 for e in 1 2 3 4 5; do echo "imc 0 $e 0" > $SIM/rate; done
-# The machine's one IMC: its unwrapped DRAM_DATA_READS total.
-imc_total() { sed -n 's/^totals imc \([0-9]*\) .*/\1/p' $SIM/regs; }
 
 t0=$(imc_total)
 out=$($PO -r "echo 'imc 0 1 1600000000' > $SIM/rate; start=\$(date +%s)

@@ -64,7 +64,6 @@ check "an IMC event: 9 or 10 runs in 10.5 s (every 1.006 s)" "yes" \
 # is the model's total exactly. (Against rate x running time, which perf's clock gives and
 # the counter reads do not take at the same instant, it was off by at most 2.7e-5 in 23 runs,
 # then by 1.1e-4 in a KASAN run.)
-imc_total() { sed -n 's/^totals imc \([0-9]*\) .*/\1/p' $SIM/regs; }
 t0=$(imc_total)
 out=$($PO -r "sleep 1; $PO -r 'echo imc 0 1 1600000000 > $SIM/rate; sleep 6; echo imc 0 1 0 > $SIM/rate' \
 	uncore_imc/1 > /tmp/imc" uncore_cbox_0/0x8f34 2>&1)
