@@ -48,7 +48,9 @@ pub(crate) trait CpuHotplug: 'static {
 /// `state` is a dynamic state of the online section, set up with `T`'s callbacks.
 pub(crate) struct Registration<T: CpuHotplug> {
     state: bindings::cpuhp_state,
-    _t: PhantomData<T>,
+    /// No `T` is stored (the callbacks are `T`'s functions), so `T` does not decide whether
+    /// the registration is `Send` or `Sync`.
+    _t: PhantomData<fn() -> T>,
 }
 
 impl<T: CpuHotplug> Registration<T> {

@@ -80,7 +80,7 @@ impl OfflineDelay {
 
 /// Sleeps [`OFFLINE_DELAY_MS`] as a CPU goes offline.
 #[cfg(skl_sim)]
-pub(crate) struct OfflineSleep;
+struct OfflineSleep;
 
 #[cfg(skl_sim)]
 #[vtable]
