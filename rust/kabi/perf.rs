@@ -197,9 +197,11 @@ pub(crate) fn in_nmi() -> bool {
 
 /// What a PMU does; perf's callbacks land here.
 ///
-/// The PMU has a [`Scope`] and no task context: every event is a CPU event, installed in the
-/// context of one CPU of its scope (the PMU's `cpumask`), and moved by perf to another CPU of
-/// the scope when that one goes offline (`del` on the old CPU, `add` on the new).
+/// The PMU has a [`Scope`] and no task context: every event is a CPU event. Perf moves the
+/// events of the scope's CPU (the one the PMU's `cpumask` shows) to another CPU of the scope
+/// when that one goes offline (`del` on the old CPU, `add` on the new); an event left on the
+/// CPU its user named is not moved, which is why `event_init` places it
+/// ([`InitEvent::move_to_scope_cpu`]).
 ///
 /// `pmu_disable` and `pmu_enable` are optional (`#[vtable]`), both or neither: without them
 /// perf's own no-ops bracket the scheduling.
@@ -213,8 +215,15 @@ pub(crate) fn in_nmi() -> bool {
 ///   reaches it yet. It may sleep.
 /// - `add`, `del`, `start` and `stop` run on the event's CPU with interrupts off, holding the
 ///   event's context lock (a raw spinlock): perf serialises them per event, and per CPU
-///   context. They get an [`Event`], through which the driver's `hw` state is theirs.
-/// - `read` runs on any CPU of the event's package (perf's `PERF_EV_CAP_READ_SCOPE`), in any
+///   context. They get an [`Event`], through which the driver's `hw` state is theirs. One
+///   exception: a software event of the group (a sampling `cpu-clock` leader, say) that
+///   overflows more often in a tick than `kernel.perf_event_max_sample_rate` allows makes
+///   perf throttle the whole group, which calls `stop` from that overflow, without the
+///   context lock and outside `pmu_disable`/`pmu_enable`: on the event's CPU, from an
+///   hrtimer's hard irq (`cpu-clock`), or wherever the software event fires, preemption off
+///   but interrupts perhaps on: an interrupt's `del` or `add` of the event may run inside
+///   that `stop`. `start` follows at a later tick, under the lock.
+/// - `read` runs on any CPU of the event's scope (perf's `PERF_EV_CAP_READ_SCOPE`), in any
 ///   context: from `read(2)` under the context lock, but from `perf_event_read_local` (BPF's
 ///   `bpf_perf_event_read_value`, and NMI handlers) with only local interrupts off, while
 ///   `add`, `del`, `start` and `stop` of the same event run on another CPU. It gets a
@@ -262,7 +271,12 @@ pub(crate) trait PmuOps: Sync + 'static {
     }
 }
 
-/// A registered perf PMU.
+/// A registered perf PMU, unregistered when dropped.
+///
+/// An open event holds a reference to the module that registered its PMU, so a registration
+/// dropped at the module's unload has no event left. One dropped earlier, with events open,
+/// relies on perf detaching them, which does not wait for a `read` that
+/// `perf_event_read_local()` entered on another CPU just before.
 ///
 /// # Invariants
 ///
@@ -368,8 +382,9 @@ impl<T: PmuOps> PmuRegistration<T> {
 impl<T: PmuOps> PinnedDrop for PmuRegistration<T> {
     fn drop(self: Pin<&mut Self>) {
         if self.registered {
-            // SAFETY: Registered (invariant); after this perf no longer calls us (it detaches
-            // any event still open).
+            // SAFETY: Registered (invariant). Perf detaches any event still open and calls us
+            // no more after this, but for a `read` entered just before, on another CPU, as
+            // the type's documentation says (C drivers share that window).
             let ret = unsafe { sys::perf_pmu_unregister(self.pmu.get()) };
             // Only a PMU perf does not know fails (EINVAL); ours was registered.
             if let Err(e) = to_result(ret) {

@@ -6,8 +6,11 @@
 //!
 //! - [`InitEvent`] (`event_init`): the event is not installed yet; the driver decides what it
 //!   counts, and returns it.
-//! - [`Event`] (`add`, `del`, `start`, `stop`): perf holds the event's context lock on the
-//!   event's CPU, so the driver's `hw` state is serialised.
+//! - [`Event`] (`add`, `del`, `start`, `stop`): on the event's CPU, where perf holds the
+//!   event's context lock (but for a throttled group's `stop`, see [`PmuOps`]), so the
+//!   driver's `hw` state is serialised.
+//!
+//! [`PmuOps`]: super::PmuOps
 //! - [`ReadEvent`] (`read`, and a driver's own work such as a timer): no lock at all, on any
 //!   CPU of the event's scope, in any context, NMI included, while the other callbacks may run
 //!   on another CPU: only the event's identity and its count, added to atomically.
@@ -168,11 +171,13 @@ impl ReadEvent {
 /// # Invariants
 ///
 /// Wraps a live `struct perf_event` that perf keeps alive for the borrow, and the borrow
-/// lasts no longer than a scheduling callback: perf runs those on the event's CPU with
-/// interrupts off, holding the event's context lock, so they are serialised per event and
-/// the driver's `hw` state (`hw.state`) is theirs alone. A [`ReadEvent`] of the same event may
-/// be in use meanwhile on another CPU. `hw.config` holds the `C` its PMU's `event_init`
-/// returned for it, or `C` is `()`, which reads nothing there (an [`InitEvent`]'s).
+/// lasts no longer than a scheduling callback: perf runs those on the event's CPU, so the
+/// driver's `hw` state (`hw.state`) is theirs alone. They are serialised per event by the
+/// context lock, except a throttled group's `stop` (see [`PmuOps`](super::PmuOps)), which
+/// runs without it on the same CPU, where an interrupt's callback may nest in it. A
+/// [`ReadEvent`] of the same event may be in use meanwhile on another CPU. `hw.config` holds
+/// the `C` its PMU's `event_init` returned for it, or `C` is `()`, which reads nothing there
+/// (an [`InitEvent`]'s).
 #[repr(transparent)]
 pub(crate) struct Event<C: HwConfig>(ReadEvent, PhantomData<C>);
 
@@ -282,16 +287,19 @@ impl<C: HwConfig> Event<C> {
 
     /// `hw.state`, the `PERF_HES_*` flags.
     pub(crate) fn state(&self) -> HwState {
-        // SAFETY: By the type invariant we run in a scheduling callback of this event, under
-        // its context lock: `hw.state` is written only there (perf reads it under the same
-        // lock), and a `ReadEvent` cannot reach it.
-        HwState(unsafe { (*self.raw()).hw.state } as u32)
+        // SAFETY: By the type invariant we run in a scheduling callback of this event, on its
+        // CPU: `hw.state` is written only there (a `ReadEvent` cannot reach it), perhaps by a
+        // callback nested in this one, and perf also reads it without a lock (for the mmap
+        // page, `perf_event_index()`): one volatile access (`READ_ONCE`) of an aligned `int`.
+        HwState(unsafe { core::ptr::read_volatile(&raw const (*self.raw()).hw.state) } as u32)
     }
 
     /// Sets `hw.state`.
     pub(crate) fn set_state(&self, state: HwState) {
-        // SAFETY: See `state()`.
-        unsafe { (*self.raw()).hw.state = u32::from(state) as c_int };
+        // SAFETY: See `state()`; one volatile store (`WRITE_ONCE`).
+        unsafe {
+            core::ptr::write_volatile(&raw mut (*self.raw()).hw.state, u32::from(state) as c_int)
+        };
     }
 }
 
@@ -443,9 +451,10 @@ impl<C: HwConfig> InitEvent<C> {
 ///
 /// # Invariants
 ///
-/// As [`Event`]'s, for the duration of [`InitEvent::for_each_in_group`]'s callback.
+/// Wraps a live, installed `struct perf_event` of the PMU, whose `hw.config` holds the `C` its
+/// `event_init` returned, for the duration of [`InitEvent::for_each_in_group`]'s callback.
 #[repr(transparent)]
-pub(crate) struct GroupMember<C: HwConfig>(Event<C>);
+pub(crate) struct GroupMember<C: HwConfig>(ReadEvent, PhantomData<C>);
 
 impl<C: HwConfig> GroupMember<C> {
     /// # Safety
@@ -453,8 +462,8 @@ impl<C: HwConfig> GroupMember<C> {
     /// `ptr` points to a live `struct perf_event` that outlives `'a`, of a PMU whose
     /// `event_init` returned a `C` for it.
     unsafe fn from_raw<'a>(ptr: *mut sys::perf_event) -> &'a Self {
-        // SAFETY: `GroupMember` is a transparent wrapper of `Event`; the caller guarantees the
-        // lifetime.
+        // SAFETY: `GroupMember` is a transparent wrapper of `ReadEvent`, itself of
+        // `perf_event`; the caller guarantees the lifetime.
         // INVARIANT: A member of the group `for_each_in_group` walks under the context mutex,
         // borrowed for its callback (the caller's guarantee).
         unsafe { &*ptr.cast::<Self>() }
@@ -462,6 +471,8 @@ impl<C: HwConfig> GroupMember<C> {
 
     /// What its `event_init` returned.
     pub(crate) fn hw_config(&self) -> C {
-        self.0.hw_config()
+        // SAFETY: By the type invariant the event is live and of the driver's own PMU, whose
+        // `event_init` wrote `hw.config` once, from a `C`; nothing writes it since.
+        C::from_raw(unsafe { (*hw_of(self.0.raw())).config })
     }
 }
