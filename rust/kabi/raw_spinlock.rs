@@ -18,6 +18,10 @@
 //! outer one first restores the interrupt state of before both, with the inner lock still
 //! held (lockdep reports it). `SpinLockIrq`'s per-CPU count has no such rule.
 //!
+//! Nor is it for a [`CondVar`]: `wait` takes the wait queue's `spinlock_t` with this lock
+//! still held, the nesting that lockdep's check reports.
+//!
+//! [`CondVar`]: kernel::sync::CondVar
 //! [`SpinLock`]: kernel::sync::SpinLock
 
 use kernel::{
