@@ -10,8 +10,8 @@
 //!
 //! A driver implements [`PmuOps`] and registers it. This PMU counts what is added to a total;
 //! a [`KernelCounter`] opened on it counts what was added while it was open. It is a reduced
-//! `samples/rust/rust_perf_pmu.rs`, whose total a debugfs file feeds and whose `event_init`
-//! also refuses groups led by another PMU's event:
+//! `samples/rust/rust_perf_pmu.rs`, whose total a debugfs file feeds. The total runs on from
+//! `add` to `del` like a free-running counter, which a `stop` only reads:
 //!
 //! ```
 //! use kernel::perf::{
@@ -49,6 +49,7 @@
 //!         Ok(())
 //!     }
 //!     fn add(&self, ev: &Event<()>, flags: EventFlags) -> Result {
+//!         ev.set_prev_count(TOTAL.load(Relaxed));
 //!         ev.set_state(HwState::STOPPED_UPTODATE);
 //!         if flags.contains(EventFlag::Start) {
 //!             self.start(ev, flags);
@@ -59,7 +60,6 @@
 //!         self.stop(ev, flags);
 //!     }
 //!     fn start(&self, ev: &Event<()>, _flags: EventFlags) {
-//!         ev.set_prev_count(TOTAL.load(Relaxed));
 //!         ev.set_state(HwState::empty());
 //!     }
 //!     fn stop(&self, ev: &Event<()>, _flags: EventFlags) {

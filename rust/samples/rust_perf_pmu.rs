@@ -3,8 +3,8 @@
 //! Rust perf PMU sample.
 //!
 //! A system-wide PMU, `rust_perf_pmu`, with one event, `tally`: the sum of the numbers written
-//! to `/sys/kernel/debug/rust_perf_pmu/add` while the event counts. A counter any machine has,
-//! whose count a test knows exactly:
+//! to `/sys/kernel/debug/rust_perf_pmu/add` while the event is on the PMU (from perf's `add` to
+//! its `del`). A counter any machine has, whose count a test knows exactly:
 //!
 //! ```text
 //! # perf stat -a -e rust_perf_pmu/tally/ -- sh -c 'echo 5 > /sys/kernel/debug/rust_perf_pmu/add'
@@ -56,7 +56,11 @@ kernel::static_attr_group!(
     &[StrAttr { name: c"event", value: c"config:0-7" }]
 );
 
-/// The PMU: events count [`TALLY`]'s moves while they are started.
+/// The PMU: events count [`TALLY`]'s moves from `add` to `del`. Like a free-running hardware
+/// counter read at `add`, [`TALLY`] does not stop: a `stop` only brings the count up to date.
+/// So the one `stop` and `start` perf calls between the two on a counting event, when a
+/// sampling software event throttles the group (see [`PmuOps`]), miss no write, and a read in
+/// between counts none twice.
 struct Tally {
     attrs: Pin<KBox<PmuAttrs>>,
 }
@@ -80,16 +84,11 @@ impl PmuOps for Tally {
         if ev.is_sampling() {
             return Err(EOPNOTSUPP);
         }
-        // Another PMU's leader may sample, and perf throttles a sampling leader's whole
-        // group: it stops this event without removing it, and a read then would count what
-        // was written while it was stopped.
-        if !ev.leader_on_same_pmu() {
-            return Err(EINVAL);
-        }
         Ok(())
     }
 
     fn add(&self, ev: &Event<()>, flags: EventFlags) -> Result {
+        ev.set_prev_count(TALLY.load(Relaxed));
         ev.set_state(HwState::STOPPED_UPTODATE);
         if flags.contains(EventFlag::Start) {
             self.start(ev, flags);
@@ -102,13 +101,11 @@ impl PmuOps for Tally {
     }
 
     fn start(&self, ev: &Event<()>, _flags: EventFlags) {
-        ev.set_prev_count(TALLY.load(Relaxed));
         ev.set_state(HwState::empty());
     }
 
     fn stop(&self, ev: &Event<()>, _flags: EventFlags) {
-        // The count is brought up to date whatever the flags: an event of a group without a
-        // sampling event (see `event_init`) is stopped only on its way out.
+        // Up to date whatever the flags: the caller may be `del`, or a throttled group.
         if !ev.state().contains(HwStateFlag::Stopped) {
             self.read(ev);
             ev.set_state(HwState::STOPPED_UPTODATE);

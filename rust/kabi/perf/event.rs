@@ -380,15 +380,6 @@ impl<C: HwConfig> InitEvent<C> {
         unsafe { (*self.0.raw()).group_leader == self.0.raw() }
     }
 
-    /// Whether the group's leader is an event of this event's PMU (this event, if it leads).
-    #[allow(dead_code)] // Out of tree: the driver checks its groups member by member.
-    pub(crate) fn leader_on_same_pmu(&self) -> bool {
-        // SAFETY: By the type invariant the event is live; in `event_init` perf holds the
-        // group's context mutex (or the event leads), so its leader is live too. Perf sets
-        // `group_leader` and each event's `pmu` before `event_init` and does not change them.
-        unsafe { (*(*self.0.raw()).group_leader).pmu == self.0.pmu() }
-    }
-
     /// Calls `f` for every other event of this one's group (the leader included, unless it
     /// is this one) that is on this event's PMU and not in error or gone: events whose
     /// `event_init` returned their [`Event::hw_config`]. A disabled member is included:
