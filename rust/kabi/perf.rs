@@ -10,8 +10,8 @@
 //!
 //! A driver implements [`PmuOps`] and registers it. This PMU counts what is added to a total;
 //! a [`KernelCounter`] opened on it counts what was added while it was open. It is a reduced
-//! `samples/rust/rust_perf_pmu.rs`, whose total a debugfs file feeds. The total runs on from
-//! `add` to `del` like a free-running counter, which a `stop` only reads:
+//! `samples/rust/rust_perf_pmu.rs`, whose total a debugfs file feeds. An event counts the
+//! total from `add` to `del`, as it would a free-running counter: `stop` only reads it.
 //!
 //! ```
 //! use kernel::perf::{

@@ -9,11 +9,11 @@
 //! - [`Event`] (`add`, `del`, `start`, `stop`): on the event's CPU, where perf holds the
 //!   event's context lock (but for a throttled group's `stop`, see [`PmuOps`]), so the
 //!   driver's `hw` state is serialised.
-//!
-//! [`PmuOps`]: super::PmuOps
 //! - [`ReadEvent`] (`read`, and a driver's own work such as a timer): no lock at all, on any
 //!   CPU of the event's scope, in any context, NMI included, while the other callbacks may run
 //!   on another CPU: only the event's identity and its count, added to atomically.
+//!
+//! [`PmuOps`]: super::PmuOps
 
 use core::{marker::PhantomData, ops::Deref};
 
