@@ -25,12 +25,13 @@ unsafe fn reg_of<'a, T: PmuOps>(event: *mut sys::perf_event) -> &'a PmuRegistrat
 /// # Safety
 ///
 /// As for [`reg_of`], and the caller is `add`, `del`, `start` or `stop`, which perf calls on
-/// the event's CPU with its context lock held, for the duration of the callback.
+/// the event's CPU (with its context lock held, but for a throttled group's `stop`), for the
+/// duration of the callback.
 unsafe fn sched_of<'a, T: PmuOps>(
     event: *mut sys::perf_event,
 ) -> (&'a PmuRegistration<T>, &'a Event<T::Config>) {
-    // SAFETY: Guaranteed by the caller: the event is live for the callback and perf holds its
-    // context lock on its CPU, as `Event` requires. Perf calls the scheduling callbacks only
+    // SAFETY: Guaranteed by the caller: the event is live for the callback, a scheduling
+    // callback on its CPU, as `Event` requires. Perf calls the scheduling callbacks only
     // for an event whose `event_init` succeeded, which stored its `T::Config` in `hw.config`.
     unsafe { (reg_of::<T>(event), Event::from_raw(event)) }
 }

@@ -193,14 +193,14 @@ impl<C: HwConfig> Event<C> {
     /// # Safety
     ///
     /// `ptr` points to a live `struct perf_event` that outlives `'a`, and `'a` lasts no longer
-    /// than a callback perf runs with the event's context lock held on the event's CPU (or,
-    /// for an [`InitEvent`], than its `event_init`). Its `hw.config` holds the `C` its PMU's
-    /// `event_init` returned for it, or `C` is `()`.
+    /// than a scheduling callback perf runs on the event's CPU (under its context lock but for
+    /// a throttled group's `stop`), or, for an [`InitEvent`], than its `event_init`. Its
+    /// `hw.config` holds the `C` its PMU's `event_init` returned for it, or `C` is `()`.
     pub(super) unsafe fn from_raw<'a>(ptr: *mut sys::perf_event) -> &'a Self {
         // SAFETY: `Event` is a transparent wrapper of `ReadEvent`, itself of `perf_event`; the
         // caller guarantees the lifetime and the context (type invariant).
-        // INVARIANT: The caller's guarantee: a live event, borrowed no longer than a callback
-        // that holds its context lock on its CPU, its `hw.config` a `C`'s.
+        // INVARIANT: The caller's guarantee: a live event, borrowed no longer than a
+        // scheduling callback on its CPU, its `hw.config` a `C`'s.
         unsafe { &*ptr.cast::<Self>() }
     }
 
