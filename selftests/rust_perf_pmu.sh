@@ -61,16 +61,19 @@ MAX_RATE=/proc/sys/kernel/perf_event_max_sample_rate
 echo 1000 > $MAX_RATE
 writes="for i in \$(seq 1 50); do echo \$i > $ADD; j=0; while [ \$j -lt 300 ]; do j=\$((j + 1)); done; done"
 clock=software/0/period=100000,cpu=0
-out=$(/selftests/perf_open -g -r "taskset -c 0 sh -c '$writes'" $clock rust_perf_pmu/0/cpu=0 2>&1)
-echo "$out" | sed 's/^/# /'
+# throttled_group N EVENT...: the group's opens ("ok" or the error) and its Nth event's count.
+throttled_group() {
+	n=$1
+	shift
+	out=$(/selftests/perf_open -g -r "taskset -c 0 sh -c '$writes'" "$@" 2>&1)
+	echo "$out" | sed 's/^/# /' >&2
+	echo $(echo "$out" | awk '/: ok$/ { print "ok" } /: errno / { print $0 }'; echo "$out" |
+		sed -n 's/^count \([0-9]*\) .*/\1/p' | sed -n ${n}p)
+}
 check "a group led by a sampling cpu-clock, throttled, counts 1 + ... + 50" "ok ok 1275" \
-	"$(echo $(echo "$out" | awk '/: ok$/ { print "ok" } /: errno / { print $0 }'; echo "$out" |
-		sed -n 's/^count \([0-9]*\) .*/\1/p' | sed -n 2p))"
-out=$(/selftests/perf_open -g -r "taskset -c 0 sh -c '$writes'" rust_perf_pmu/0/cpu=0 $clock 2>&1)
-echo "$out" | sed 's/^/# /'
+	"$(throttled_group 2 $clock rust_perf_pmu/0/cpu=0)"
 check "a group with a sampling cpu-clock member, throttled, counts 1 + ... + 50" "ok ok 1275" \
-	"$(echo $(echo "$out" | awk '/: ok$/ { print "ok" } /: errno / { print $0 }'; echo "$out" |
-		sed -n 's/^count \([0-9]*\) .*/\1/p' | sed -n 1p))"
+	"$(throttled_group 1 rust_perf_pmu/0/cpu=0 $clock)"
 echo 100000 > $MAX_RATE
 
 # What the PMU refuses, with perf's errno.

@@ -1,10 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Perf's group throttling, against the simulator: an uncore event in the group of a sampling
-# cpu-clock leader is stopped when the leader overflows more often in a tick than
-# kernel.perf_event_max_sample_rate allows (perf_event_throttle_group(), from the leader's
-# hrtimer: on the event's CPU, without its context lock, outside pmu_disable/pmu_enable), and
-# started again at the next tick. Each stop and start must fold the counter: the count is the
+# Perf's group throttling, against the simulator: an uncore event in a group with a sampling
+# cpu-clock, leader or member, is stopped when the cpu-clock overflows more often in a tick
+# than kernel.perf_event_max_sample_rate allows (perf_event_throttle_group(), from the
+# cpu-clock's hrtimer: on the event's CPU, without its context lock, outside
+# pmu_disable/pmu_enable), and started again at the next tick. Each stop and start must fold the counter: the count is the
 # simulator's unwrapped total of the fixed counter, exactly.
 . /selftests/lib.sh
 
@@ -36,27 +36,20 @@ group() {
 			sed -n ${n}p) $((t1 - t0))
 }
 
-# throttled COUNT RUNNING MODEL: exact, and counted 2 % to 50 % of the running time (4 periods
-# of 100 us in every 4 ms tick are a tenth).
+# throttled WHAT OPEN OPEN COUNT RUNNING MODEL: both opened; exact; counted 2 % to 50 % of the
+# running time (4 periods of 100 us in every 4 ms tick are a tenth).
 throttled() {
-	check "$what, throttled: the count is the model's total exactly (every stop and start folded)" \
-		"$3" "$1"
-	check "$what, throttled: perf stopped the event, which counted 2 % to 50 % of its running time" \
-		"yes" "$([ $(($1 * 50)) -gt "$2" ] && [ $(($1 * 2)) -lt "$2" ] && echo yes || echo "no: $1 of $2")"
+	check "$1: the group opens" "ok ok" "$2 $3"
+	check "$1, throttled: the count is the model's total exactly (every stop and start folded)" \
+		"$6" "$4"
+	check "$1, throttled: perf stopped the event, which counted 2 % to 50 % of its running time" \
+		"yes" "$([ $(($4 * 50)) -gt "$5" ] && [ $(($4 * 2)) -lt "$5" ] && echo yes || echo "no: $4 of $5")"
 }
 
-# 4 samples a tick: the leader is throttled after 0.4 ms of every 4 ms tick, and with it the
+# 4 samples a tick: the cpu-clock is throttled after 0.4 ms of every 4 ms tick, and with it the
 # whole group.
-what="a sampling cpu-clock leading uncore_clock"
-set -- $(group 1000)
-check "$what: the group opens" "ok ok" "$1 $2"
-shift 2
-throttled "$@"
-what="uncore_clock leading a sampling cpu-clock"
-set -- $(group 1000 member)
-check "$what: the group opens" "ok ok" "$1 $2"
-shift 2
-throttled "$@"
+throttled "a sampling cpu-clock leading uncore_clock" $(group 1000)
+throttled "uncore_clock leading a sampling cpu-clock" $(group 1000 member)
 
 # 400 samples a tick: never throttled, the event counts all along.
 set -- $(group 100000)
