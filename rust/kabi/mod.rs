@@ -32,8 +32,12 @@ mod perf_sys;
 pub(crate) mod smp;
 pub(crate) mod syscore;
 pub(crate) mod topology;
+
 #[cfg(not(skl_sim))]
 pub(crate) mod x86_cpu;
 
 // `kernel::sync::lock::raw_spinlock` in tree.
 pub(crate) mod raw_spinlock;
+
+// `kernel::time::fast` in tree.
+pub(crate) mod time_fast;

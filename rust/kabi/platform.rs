@@ -9,40 +9,35 @@ use kernel::{
     bindings,
     cpu::{nr_cpu_ids, CpuId},
     prelude::*,
+    time::Delta,
 };
 
 #[cfg(skl_sim)]
 use super::cpuhp::{self, CpuHotplug};
 #[cfg(not(skl_sim))]
 use super::msr;
-use super::{smp, topology};
+use super::{smp, time_fast, topology};
 #[cfg(not(skl_sim))]
 use crate::uncore::regs::UncoreMsr;
 
-/// Monotonic time in nanoseconds.
+/// Monotonic time in nanoseconds, in any context, NMI included (the simulator's NMI reader
+/// waits by it).
 pub(crate) fn now_ns() -> u64 {
-    // SAFETY: `ktime_get` may be called from any context once timekeeping is up.
-    unsafe { kernel::bindings::ktime_get() as u64 }
+    nanos(time_fast::monotonic())
 }
 
-/// Time since boot in nanoseconds, suspend included, safe in any context, NMI included (reads
-/// may run there): what a counter's step is judged by. CLOCK_MONOTONIC would not do: it stops
-/// in suspend-to-idle, where the uncore may count on. The boot clock includes the sleep from
-/// the resume on (from the TSC, which runs through s2idle, or the RTC); inside the sleep, and
-/// for a moment of the resume, it may lag: the judge never takes a step forward for a reset.
-/// (`kernel::time::BootTime` reads `ktime_get_boottime`, a seqcount reader: not for NMI.)
+/// Time since boot in nanoseconds, suspend included, in any context, NMI included (reads may
+/// run there): what a counter's step is judged by. CLOCK_MONOTONIC would not do: it stops in
+/// suspend-to-idle, where the uncore may count on. The boot clock includes the sleep from the
+/// resume on (from the TSC, which runs through s2idle, or the RTC); inside the sleep, and for
+/// a moment of the resume, it may lag: the judge never takes a step forward for a reset.
 pub(crate) fn now_fast_ns() -> u64 {
-    // SAFETY: `ktime_get_boot_fast_ns` is NMI-safe and may be called from any context (its
-    // boot offset is read racily, which on 64-bit only makes it late by a resume's sleep).
-    unsafe { kernel::bindings::ktime_get_boot_fast_ns() }
+    nanos(time_fast::boot_time())
 }
 
-/// CLOCK_MONOTONIC as [`now_ns`], NMI-safe (`ktime_get` is a seqcount reader, which an NMI
-/// that interrupted the writer on this CPU would wait for forever).
-#[cfg(skl_sim)]
-pub(crate) fn now_nmi_ns() -> u64 {
-    // SAFETY: `ktime_get_mono_fast_ns` may be called from any context, NMI included.
-    unsafe { kernel::bindings::ktime_get_mono_fast_ns() }
+/// A clock's read, never negative, in nanoseconds.
+fn nanos(since_boot: Delta) -> u64 {
+    u64::try_from(since_boot.as_nanos()).unwrap_or(0)
 }
 
 /// Whether a CPU is on its way online or offline (online, not yet or no longer active), which

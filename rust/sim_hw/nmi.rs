@@ -10,12 +10,7 @@ use kernel::{
 };
 
 use super::{fault_to_err, SimHw};
-use crate::kabi::{
-    lock::SimLock,
-    perf,
-    platform::{self, now_ns},
-    raw_spinlock::RawSpinLockIrqSave,
-};
+use crate::kabi::{lock::SimLock, perf, platform::now_ns, raw_spinlock::RawSpinLockIrqSave};
 use crate::uncore::sim::{model::Fault, SimUncore};
 
 /// How long a read in NMI waits for its package's register file before it faults: the
@@ -59,9 +54,7 @@ impl SimHw {
         }
         NMI_READS[0].fetch_add(1, ordering::Relaxed);
         model
-            .try_with_within(NMI_WAIT_NS, platform::now_nmi_ns, |m| {
-                f(m, platform::now_nmi_ns())
-            })
+            .try_with_within(NMI_WAIT_NS, now_ns, |m| f(m, now_ns()))
             .ok_or_else(|| {
                 NMI_READS[1].fetch_add(1, ordering::Relaxed);
                 EBUSY
