@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The driver's thin layer over C: perf, sysfs, raw spinlocks, the package timer, system sleep,
-//! MSRs, topology, x86 CPU identification and PCI/MMIO.
+//! MSRs, topology, x86 CPU identification, NMI-safe clocks and PCI/MMIO.
 //!
 //! This directory is the only place with raw bindings and `unsafe`; everything above it uses
 //! the safe types it defines or names. The abstractions of the patch series that adds this
@@ -32,7 +32,6 @@ mod perf_sys;
 pub(crate) mod smp;
 pub(crate) mod syscore;
 pub(crate) mod topology;
-
 #[cfg(not(skl_sim))]
 pub(crate) mod x86_cpu;
 
