@@ -47,16 +47,19 @@ apt_private() {
 	local dir=$SKL_CACHE/apt
 	mkdir -p "$dir/lists/partial" "$dir/archives/partial" "$dir/etc/preferences.d" \
 		"$dir/etc/sources.list.d"
-	cat > "$dir/etc/sources.list.new" <<SRC
+	# A file of this process's own: two scripts starting at once (two vm-runs) each compare
+	# and rename their own copy.
+	local new=$dir/etc/sources.list.new.$$
+	cat > "$new" <<SRC
 deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie-backports main
 deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main
 SRC
 	# A changed list of suites makes the lists stale.
-	if ! cmp -s "$dir/etc/sources.list.new" "$dir/etc/sources.list"; then
-		mv "$dir/etc/sources.list.new" "$dir/etc/sources.list"
+	if ! cmp -s "$new" "$dir/etc/sources.list"; then
+		mv "$new" "$dir/etc/sources.list"
 		rm -f "$dir/lists/.updated"
 	else
-		rm -f "$dir/etc/sources.list.new"
+		rm -f "$new"
 	fi
 	touch "$dir/status"
 	APT_PRIVATE=(
