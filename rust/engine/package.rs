@@ -250,13 +250,7 @@ impl PackageExt for Arc<Package> {
         let after = b.live();
         let delta = i64::from(after.msr + after.imc) - i64::from(before.msr + before.imc);
         let due_after = b.departed_due();
-        let within = timer::within(
-            before,
-            after,
-            due_before,
-            due_after,
-            platform::now_fast_ns(),
-        );
+        let within = timer::within(before, after, due_before, due_after, platform::boot_ns());
         if delta != 0 || within.is_some() {
             self.track(delta, within);
         }
@@ -330,7 +324,7 @@ static WAKE_AFTER: Atomic<bool> = Atomic::new(false);
 /// `ms` milliseconds (then wake the system).
 #[cfg(skl_sim)]
 pub(crate) fn hold_timers(ms: u64, wake: bool) {
-    let until = platform::now_fast_ns().saturating_add(ms.saturating_mul(1_000_000));
+    let until = platform::boot_ns().saturating_add(ms.saturating_mul(1_000_000));
     WAKE_AFTER.store(wake, ordering::Relaxed);
     HELD_UNTIL.store(until, ordering::Relaxed);
 }
@@ -356,7 +350,7 @@ impl PackageWork for PkgState {
     /// move that is overdue.
     fn run(&self, ending: &Ending<'_>) -> Option<Next> {
         TICKS.add(1, ordering::Relaxed);
-        let now = platform::now_fast_ns();
+        let now = platform::boot_ns();
         #[cfg(skl_sim)]
         {
             let held = HELD_UNTIL.load(ordering::Relaxed).saturating_sub(now);

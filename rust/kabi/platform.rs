@@ -31,7 +31,7 @@ pub(crate) fn now_ns() -> u64 {
 /// suspend-to-idle, where the uncore may count on. The boot clock includes the sleep from the
 /// resume on (from the TSC, which runs through s2idle, or the RTC); inside the sleep, and for
 /// a moment of the resume, it may lag: the judge never takes a step forward for a reset.
-pub(crate) fn now_fast_ns() -> u64 {
+pub(crate) fn boot_ns() -> u64 {
     nanos(time_fast::boot_time())
 }
 

@@ -33,7 +33,7 @@ impl Regs for PkgRegs<'_> {
     }
 
     fn now_ns(&mut self) -> u64 {
-        platform::now_fast_ns()
+        platform::boot_ns()
     }
 
     fn global_enable(&mut self, check: bool) -> Result<bool, Fault> {
