@@ -82,6 +82,14 @@ freeze_once() {
 	echo "# model's tally: clock $tclk, cbox_0 $tcbo"
 }
 
+# passes: the suspend-to-idle entries and exits the kernel logged since freeze_once began.
+passes() { echo "$(since | grep -c 'PM: suspend entry (s2idle)') $(since | grep -c 'PM: suspend exit')"; }
+
+# frozen: "yes" if CLOCK_MONOTONIC advanced less than half the host's wait across the freeze.
+frozen() {
+	awk -v m="$dmono" -v h="${host:-0}" 'BEGIN { print (h > 0 && m < h / 2 ? "yes" : "no (" m " s of " h " s)") }'
+}
+
 # held WHAT: WHAT (the counts) hold the sleep, at least UCLK and the lookup rate times the
 # host's wait.
 held() {
@@ -93,15 +101,13 @@ held() {
 
 freeze_once : :
 check "echo freeze > /sys/power/state returned 0" "0" "$(cat /tmp/frc)"
-check "the guest went through suspend-to-idle and back" "1 1" \
-	"$(since | grep -c 'PM: suspend entry (s2idle)') $(since | grep -c 'PM: suspend exit')"
+check "the guest went through suspend-to-idle and back" "1 1" "$(passes)"
 usage=$(cat /sys/devices/system/cpu/cpu[0-9]*/cpuidle/state1/s2idle/usage | awk '$1 > 0' | wc -l)
 check "every CPU entered the s2idle state (tick_freeze() on each)" \
 	"$(ls -d /sys/devices/system/cpu/cpu[0-9]* | wc -l)" "$usage"
 check "the host woke the guest after waiting at least $sec s" "yes" \
 	"$(awk -v h="${host:-0}" -v s="$sec" 'BEGIN { print (h >= s ? "yes" : "no (" h ")") }')"
-check "the clock froze: CLOCK_MONOTONIC advanced less than half the host's wait" "yes" \
-	"$(awk -v m="$dmono" -v h="${host:-0}" 'BEGIN { print (m < h / 2 ? "yes" : "no (" m " s of " h " s)") }')"
+check "the clock froze: CLOCK_MONOTONIC advanced less than half the host's wait" "yes" "$(frozen)"
 check "CLOCK_BOOTTIME took in the sleep: the host's wait, -2 s .. +10 s" "yes" \
 	"$(awk -v b="$dboot" -v h="${host:-0}" 'BEGIN { print (b >= h - 2 && b <= h + 10 ? "yes" : "no (" b " s)") }')"
 check "clockticks and LLC lookups across s2idle = the model's tally" "$tclk $tcbo" "$counts"
@@ -115,7 +121,7 @@ freeze_once "msr 0 0x700 > /tmp/ctl0; msr 0 0x700 0x1408f34" "msr 0 0x700 > /tmp
 check "second sleep: PERFEVTSEL0 held the driver's lookups (0x408f34) before the other tool's write" \
 	"0x408f34" "$(cat /tmp/ctl0)"
 check "second sleep: through suspend-to-idle and back, the clock frozen again" "0 1 1 yes" \
-	"$(cat /tmp/frc) $(since | grep -c 'PM: suspend entry (s2idle)') $(since | grep -c 'PM: suspend exit') $(awk -v m="$dmono" -v h="${host:-0}" 'BEGIN { print (h > 0 && m < h / 2 ? "yes" : "no (" m " s of " h " s)") }')"
+	"$(cat /tmp/frc) $(passes) $(frozen)"
 # The wake folds the counter, writes the control back and reads the counter again for a new
 # baseline: what it counted between the two reads (under either control) is not the event's.
 # Measured on the lockdep kernel: 213,750 and 180,171 lookups (0.2 ms); with the judge on the
