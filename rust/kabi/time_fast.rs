@@ -17,6 +17,20 @@
 //! A caller that subtracts two reads of different CPUs or contexts must allow for a negative
 //! [`Delta`].
 //!
+//! # Examples
+//!
+//! ```
+//! use kernel::time::{delay::fsleep, fast, Delta};
+//!
+//! let mono = fast::monotonic();
+//! let boot = fast::boot_time();
+//! fsleep(Delta::from_millis(10));
+//! // Both clocks ran through the sleep. The task may have moved to another CPU meanwhile:
+//! // a clock update there can make a read lag by nanoseconds, never by milliseconds.
+//! assert!(fast::monotonic() - mono >= Delta::from_millis(10));
+//! assert!(fast::boot_time() - boot >= Delta::from_millis(10));
+//! ```
+//!
 //! [`Instant::now`]: kernel::time::Instant::now
 
 use kernel::{bindings, time::Delta};
