@@ -8,6 +8,7 @@
 #
 # Usage: skl_uncore_doctests.sh WHAT NAME...   WHAT: the module (kernel::perf); NAME: the
 # doctests GLOB must keep, by KUnit name, sorted.
+[ $# -ge 2 ] || { echo "usage: skl_uncore_doctests.sh WHAT NAME..." >&2; exit 2; }
 . /selftests/lib.sh
 ktap_header
 
