@@ -74,13 +74,15 @@ SRC
 		-o "APT::Get::List-Cleanup=0"
 	)
 }
-apt_private_update() {
+# One update at a time (a subshell holds the lock): APT_PRIVATE turns apt's own locking off.
+apt_private_update() (
 	local stamp=$SKL_CACHE/apt/lists/.updated
-	[ -n "$(find "$stamp" -mmin -1440 2>/dev/null)" ] && return 0
+	cache_lock apt-update
+	[ -n "$(find "$stamp" -mmin -1440 2>/dev/null)" ] && exit 0
 	log "updating the private apt lists (trixie, trixie-backports)"
 	apt-get "${APT_PRIVATE[@]}" update -q >/dev/null
 	touch "$stamp"
-}
+)
 # apt_private_download DIR PACKAGE[=VERSION]...: the .debs into DIR (kept: a second call
 # downloads nothing).
 apt_private_download() {
