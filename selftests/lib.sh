@@ -39,6 +39,11 @@ check_unloads_clean() {
 # The simulator's one IMC (one per machine, whatever the packages; skl_uncore_sim_imc.sh checks
 # that): its unwrapped DRAM_DATA_READS total, from $SIM/regs.
 imc_total() { sed -n 's/^totals imc \([0-9]*\) .*/\1/p' $SIM/regs; }
+# The simulator's package-timer runs so far (its `polls`), and the guest's clock in ms
+# (/proc/uptime: 10 ms steps; busybox date has no %N). A script that perf_open -r runs sources
+# this file and sets SIM.
+polls() { sed -n 's/.* polls \([0-9]*\)$/\1/p' $SIM/regs; }
+uptime_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
 
 # without_sys CMD: runs CMD in a mount namespace without /sys (every mount under it, deepest
 # first: debugfs, and securityfs on distribution kernels); fails if /sys could not go.

@@ -31,8 +31,6 @@ cp -a /add/skl/tree/. $R/
 krel=$(uname -r)
 # inroot CMD: CMD in the trixie root, as root, with a clean environment.
 inroot() { chroot $R /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 sh -c "$*"; }
-# The guest's clock in ms (busybox date has no %N).
-now_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
 
 if [ "$mode" = ours ]; then
 	mkdir -p $R/lib/modules/$krel/updates/dkms
@@ -47,13 +45,13 @@ fi
 # --- PCP as an operator sets it up: pmcd, then skl-uncore-pcp enable --------------------------
 CONF=$R/etc/pcp/perfevent/perfevent.conf
 cp $CONF /tmp/perfevent.conf.pcp
-t0=$(now_ms)
+t0=$(uptime_ms)
 inroot "/etc/init.d/pmcd start" > /tmp/pmcd.log 2>&1
 check "pmcd starts (/etc/init.d/pmcd start)" "0" "$?"
 inroot "skl-uncore-pcp enable" > /tmp/enable.log 2>&1
 check "skl-uncore-pcp enable: the [dynamic] lines in perfevent.conf, the perfevent PMDA installed" "0" "$?"
 sed 's/^/# /' /tmp/enable.log | tail -n 5
-echo "# PCP up in $(( ($(now_ms) - t0) / 1000 )) s"
+echo "# PCP up in $(( ($(uptime_ms) - t0) / 1000 )) s"
 check "perfevent.conf: one [dynamic] section, the package's lines in it once" "1 1 40" \
 	"$(grep -c '^\[dynamic\]' $R/etc/pcp/perfevent/perfevent.conf) $(grep -c '^# skl-uncore begin' $R/etc/pcp/perfevent/perfevent.conf) $(grep -c '^uncore_' $R/etc/pcp/perfevent/perfevent.conf)"
 if [ "$mode" = ours ]; then
@@ -246,9 +244,9 @@ log mandatory on 1 sec {
 }
 EOF
 skl-silicon stats-reset
-c0="$(irq CAL) $(irq LOC) $(ticks pmcd) $(ticks pmdaperfevent) $(now_ms)"
+c0="$(irq CAL) $(irq LOC) $(ticks pmcd) $(ticks pmdaperfevent) $(uptime_ms)"
 inroot "pmlogger -c /tmp/log.conf -t 1 -T 10sec -l /tmp/cost.log /tmp/cost"
-c1="$(irq CAL) $(irq LOC) $(ticks pmcd) $(ticks pmdaperfevent) $(now_ms)"
+c1="$(irq CAL) $(irq LOC) $(ticks pmcd) $(ticks pmdaperfevent) $(uptime_ms)"
 regs=$(skl-silicon stats | awk '{ s += $4 } END { print s + 0 }')
 bytes=$(cat /tmp/s2.raw 2>/dev/null | wc -c)
 echo "$c0 $c1 $regs $bytes $(grep -c . /tmp/collected)" | awk -v m="$mode" '{

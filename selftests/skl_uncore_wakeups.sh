@@ -12,14 +12,6 @@ ktap_header
 insmod /lib/skl/skl_uncore_sim.ko || { echo "Bail out! insmod failed"; exit 1; }
 echo "clock 0 0 0" > $SIM/rate
 for e in 1 2 3 4 5; do echo "imc 0 $e 0" > $SIM/rate; done
-# The timer's runs so far, and the guest's clock in ms (/proc/uptime: 10 ms steps): for this
-# script and for the ones below that run under perf_open.
-cat > /tmp/wakeups-lib.sh <<EOS
-polls() { sed -n 's/.* polls \([0-9]*\)\$/\1/p' $SIM/regs; }
-up() { awk '{ printf "%d", \$1 * 1000 }' /proc/uptime; }
-EOS
-. /tmp/wakeups-lib.sh
-
 p0=$(polls); sleep 5; p1=$(polls)
 check "no event open: no timer run in 5 s" "0" "$((p1 - p0))"
 
@@ -28,17 +20,18 @@ check "no event open: no timer run in 5 s" "0" "$((p1 - p0))"
 # 0.5 s after the open, so it waits for the first run (9.5 s); the others wait one whole
 # period and at most its slack. Times from /proc/uptime (10 ms), polled every 0.1 s.
 cat > /tmp/repair.sh <<EOS
-. /tmp/wakeups-lib.sh
+. /selftests/lib.sh
+SIM=$SIM
 p0=\$(polls)
 sleep 0.5
 for i in 1 2 3; do
 	echo 'wrmsr 0xe01 0' > $SIM/fault
-	t0=\$(up)
+	t0=\$(uptime_ms)
 	n=0
 	until grep -q 'GLOBAL_CTRL .*= 0x0*20000000\$' $SIM/regs || [ \$n -ge 200 ]; do
 		sleep 0.1; n=\$((n + 1))
 	done
-	echo "repair \$i \$((\$(up) - t0))"
+	echo "repair \$i \$((\$(uptime_ms) - t0))"
 done
 p1=\$(polls)
 echo "runs \$((p1 - p0))"
@@ -63,12 +56,13 @@ check "the repairs were logged once a second at most" "yes" \
 # after the first read); late runs may lose one. T is the guest's clock around both reads: at
 # least the 10.5 s sleep, more by what the shell takes (CI's KASAN guest counted 11 once).
 cat > /tmp/imc-runs.sh <<EOS
-. /tmp/wakeups-lib.sh
-t0=\$(up)
+. /selftests/lib.sh
+SIM=$SIM
+t0=\$(uptime_ms)
 p0=\$(polls)
 sleep 10.5
 p1=\$(polls)
-echo "runs \$((p1 - p0)) \$((\$(up) - t0))"
+echo "runs \$((p1 - p0)) \$((\$(uptime_ms) - t0))"
 EOS
 out=$($PO -r "sh /tmp/imc-runs.sh" uncore_imc/1 2>&1)
 echo "$out" | sed 's/^/# /'
