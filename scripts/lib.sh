@@ -28,19 +28,26 @@ cache_lock() {
 	flock "$fd"
 }
 
-# host_install PACKAGE...: those not installed yet, from the system's own suites (never
-# another), under setup-host's lock, held only for the install (a subshell closes it): builds
-# that start side by side (scripts/check's prebuild) would otherwise meet in dpkg's lock.
+# apt_install PACKAGE...: from the system's own suites (never another), by the caller that holds
+# the host lock. A first attempt on a fresh machine has been seen to fail in dpkg; a second one
+# finishes.
+apt_install() {
+	local sudo=
+	[ "$(id -u)" = 0 ] || sudo=sudo
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "$@" >/dev/null ||
+		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "$@" >/dev/null
+}
+# host_install PACKAGE...: those not installed yet, under setup-host's lock, held only for the
+# install (a subshell closes it): builds that start side by side (scripts/check's prebuild)
+# would otherwise meet in dpkg's lock.
 host_install() {
-	local p sudo= missing=()
+	local p missing=()
 	for p in "$@"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
 	done
 	[ ${#missing[@]} -gt 0 ] || return 0
-	[ "$(id -u)" = 0 ] || sudo=sudo
 	log "installing ${missing[*]}"
-	(cache_lock host && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q \
-		--no-install-recommends "${missing[@]}" > /dev/null)
+	(cache_lock host && apt_install "${missing[@]}")
 }
 
 # The VM's CPU: Skylake-Client (family 6, model 0x5E) without the six features TCG does not
