@@ -37,7 +37,7 @@ check "after the refused unloads: each counter advanced by exactly the injection
 # --- the upgrade: skl-uncore-pcp reload --if-built, pmlogger recording across it ----------------
 inroot "pmlogger -c /tmp/log.conf -t 1 -T 24sec -l /tmp/pmlogger2.log /tmp/arch2 > /dev/null 2>&1 &"
 sleep 6
-t0=$(now_ms)
+t0=$(uptime_ms)
 # The package's own postinst, as dpkg runs it on an upgrade from 0.1.0 (with dpkg's variables;
 # DKMS's part stands in: its module is in place), which runs skl-uncore-pcp reload --if-built.
 mkdir -p $R/usr/lib/dkms
@@ -51,14 +51,14 @@ rm -f /tmp/watch.stop
 		[ "$(cat $c 2>/dev/null)" = pmdaperfevent ] || continue
 		d=${c%/comm}
 		for t in $d/task/*; do
-			echo "$(now_ms) pid ${d#/proc/} tid ${t##*/} $(awk '/^State:/ { print $2 }' $t/status) $(cat $t/wchan) $(head -n 4 $t/stack | awk '{ printf "%s ", $2 }')"
+			echo "$(uptime_ms) pid ${d#/proc/} tid ${t##*/} $(awk '/^State:/ { print $2 }' $t/status) $(cat $t/wchan) $(head -n 4 $t/stack | awk '{ printf "%s ", $2 }')"
 		done
 	done
 	sleep 0.5
 done) > /tmp/watch.log 2>/dev/null &
 inroot "DPKG_MAINTSCRIPT_PACKAGE=skl-uncore-dkms DPKG_MAINTSCRIPT_NAME=postinst sh /tmp/postinst configure 0.1.0" > /tmp/reload.log 2>&1
 rc=$?
-t1=$(now_ms)
+t1=$(uptime_ms)
 touch /tmp/watch.stop
 sed 's/^/# /' /tmp/reload.log
 [ $((t1 - t0)) -lt 10000 ] || awk '{ k = $0; sub(/^[0-9]+ /, "", k); if (!(k in seen)) print "# watch: " $0; seen[k] = 1 }' /tmp/watch.log
@@ -137,10 +137,10 @@ EOF
 chmod +x $R/usr/sbin/modprobe
 rm -f $R/tmp/pmcd-restarted
 pmda_pid=$(inroot "pgrep -x pmdaperfevent")
-t0=$(now_ms)
+t0=$(uptime_ms)
 inroot "skl-uncore-pcp reload" > /tmp/race.log 2>&1
 rc=$?
-t1=$(now_ms)
+t1=$(uptime_ms)
 mv $R/usr/sbin/modprobe.away $R/usr/sbin/modprobe
 sed 's/^/# /' /tmp/race.log
 echo "# reload with pmcd's own restart in it: $((t1 - t0)) ms"
