@@ -102,7 +102,6 @@ counting() {
 		sed -nE 's/^MSR_UNC_(PERF_FIXED_CTRL|CBO_._PERFEVTSEL.) [^=]*= (0x[0-9a-f]*).*/\1=\2/p' |
 		grep -v '=0x0*$' | tr '\n' ' '
 }
-uptime_cs() { awk '{ printf "%d\n", $1 * 100 }' /proc/uptime; }
 for kind in "uncore_cbox_0/0x8f34 cbox 0 0x34 0x8f" "uncore_clock/0xff clock 0 0xff 0" \
 	"uncore_imc/1 imc 0 1 0"; do
 	set -- $kind
@@ -121,26 +120,26 @@ for kind in "uncore_cbox_0/0x8f34 cbox 0 0x34 0x8f" "uncore_clock/0xff clock 0 0
 	while ! in_window $col && [ $i -lt 300 ]; do sleep 0.01; i=$((i + 1)); done
 	touch /tmp/close
 	wait $po
-	closed=$(uptime_cs)
+	closed=$(uptime_ms)
 	left=$(counting)
 	eval "$(inj $* 1000000)"
 	wait $off
 	taskset -c 0 /selftests/perf_open -r "$(inj $* 250)" $ev/cpu=$other > /tmp/new.out 2>&1
 	# Polled: they stopped after the start of the last poll that found them counting ($was)
 	# and before the end of the first that did not ($now).
-	i=0 cur=$(uptime_cs)
+	i=0 cur=$(uptime_ms)
 	was=$cur
 	while [ -n "$(counting)" ] && [ $i -lt 300 ]; do
-		sleep 0.05; was=$cur cur=$(uptime_cs) i=$((i + 1))
+		sleep 0.05; was=$cur cur=$(uptime_ms) i=$((i + 1))
 	done
-	now=$(($(uptime_cs) - closed)) was=$((was - closed))
+	now=$(($(uptime_ms) - closed)) was=$((was - closed))
 	echo 1 > $CPU/cpu$col/online
 	sed 's/^/# old: /' /tmp/old.out; sed 's/^/# new: /' /tmp/new.out
-	echo "# $ev: counting after the close: '$left'; package 1 idle $was to $now cs after the close"
+	echo "# $ev: counting after the close: '$left'; package 1 idle $was to $now ms after the close"
 	check "$ev closed in the offline window counts what it saw, the recycled one its own" \
 		"100 250" "$(echo $(sed -n 's/^count \([0-9]*\) .*/\1/p' /tmp/old.out /tmp/new.out))"
 	check "$ev: package 1's counters all stopped within 2.5 s of the close" yes \
-		"$([ -z "$(counting)" ] && [ $was -le 250 ] && echo yes || echo "no ($was cs)")"
+		"$([ -z "$(counting)" ] && [ $was -le 2500 ] && echo yes || echo "no ($was ms)")"
 	[ "$1" = imc ] || check "$ev: the close left its counter counting (a departed record)" yes \
 		"$([ -n "$left" ] && echo yes || echo no)"
 done
