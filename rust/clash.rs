@@ -78,12 +78,12 @@ pub(crate) fn refuse_if_taken<N: kernel::fmt::Display>(
 /// Logs who holds `name` and how to free it.
 fn explain(name: &impl kernel::fmt::Display) {
     let other = OTHER_MODULE.to_str().unwrap_or("?");
-    if platform::module_loaded(OTHER_MODULE) {
+    if module_notifier::is_loaded(OTHER_MODULE) {
         pr_err!(
             "a PMU named {name} is already registered by {other}: unload it first \
              (rmmod {other})\n"
         );
-    } else if platform::module_loaded(INTEL_UNCORE) {
+    } else if module_notifier::is_loaded(INTEL_UNCORE) {
         pr_err!(
             "a PMU named {name} is already registered by Linux's intel_uncore module: unload it \
              first (rmmod intel_uncore) and keep it from loading at boot (blacklist intel_uncore \

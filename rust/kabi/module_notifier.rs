@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Module notifiers: told of the modules the module loader brings in.
+//! Module notifiers, told of the modules the module loader brings in, and whether a module is
+//! loaded.
 //!
 //! C header: [`include/linux/module.h`](srctree/include/linux/module.h)
 //!
@@ -114,4 +115,51 @@ impl<T: ModuleNotifier> PinnedDrop for Registration<T> {
             bindings::unregister_module_notifier(self.nb.get())
         };
     }
+}
+
+/// Whether the loadable module `name` is loaded (never true of a built-in), from the module
+/// kset itself, not a path under `/sys`: the answer does not depend on the caller's mount
+/// namespace. A built-in with parameters has a kobject there too, without a module behind it.
+#[cfg(CONFIG_SYSFS)]
+pub(crate) fn is_loaded(name: &CStr) -> bool {
+    // SAFETY: `name` is a C string; the lookup returns the kobject with a reference, or NULL.
+    let kobj = unsafe { bindings::kset_find_obj(module_kset(), name.as_char_ptr()) };
+    if kobj.is_null() {
+        return false;
+    }
+    // SAFETY: Every kobject of the module kset is the `kobj` of a `module_kobject`, which our
+    // reference keeps alive, and with it the module that embeds it.
+    let loaded = unsafe {
+        !(*kernel::container_of!(kobj, bindings::module_kobject, kobj))
+            .mod_
+            .is_null()
+    };
+    // SAFETY: Drops the reference the lookup took; `kobj` is not used after.
+    unsafe { bindings::kobject_put(kobj) };
+    loaded
+}
+
+// Out of tree: begin
+/// The kset of every module's kobject, which a module reads from its own kobject: it cannot
+/// name `module_kset`, which is not exported.
+#[cfg(all(CONFIG_SYSFS, MODULE))]
+fn module_kset() -> *mut bindings::kset {
+    // Only its address is taken: that a member is empty in this configuration (which
+    // `improper_ctypes` warns of) does not matter.
+    #[allow(improper_ctypes)]
+    extern "C" {
+        static __this_module: kernel::types::Opaque<bindings::module>;
+    }
+    // SAFETY: This module's struct lives while its code runs; its kobject's `kset`,
+    // `module_kset`, is set before the module's init runs and never changes.
+    unsafe { (*__this_module.get()).mkobj.kobj.kset }
+}
+
+// Out of tree: end
+/// The kset of every module's kobject (`/sys/module`).
+#[cfg(all(CONFIG_SYSFS, not(MODULE)))] // Out of tree: a module reads it from its own kobject.
+#[cfg(CONFIG_SYSFS)]
+fn module_kset() -> *mut bindings::kset {
+    // SAFETY: Set by an initcall before any driver's; never changed.
+    unsafe { bindings::module_kset }
 }

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The package a CPU works for, MSR access, clocks, the module kset, and the simulator's
-//! hooks.
+//! The package a CPU works for, MSR access, clocks, and the simulator's hooks.
 
 #[cfg(skl_sim)]
 use kernel::sync::atomic::{ordering, Atomic};
 use kernel::{
-    bindings,
     cpu::{nr_cpu_ids, CpuId},
     prelude::*,
     time::Delta,
@@ -116,49 +114,6 @@ pub(crate) fn wrmsr(msr: UncoreMsr, val: u64) -> Result {
 pub(crate) fn wrmsr_on_cpu(cpu: CpuId, msr: UncoreMsr, val: u64) -> Result {
     // SAFETY: As for `wrmsr`.
     unsafe { msr::write_safe_on_cpu(cpu, msr.addr(), val) }
-}
-
-/// The kset of every module's kobject (`/sys/module`), which the kernel exports only through a
-/// module's own kobject.
-fn module_kset() -> *mut bindings::kset {
-    #[cfg(MODULE)]
-    {
-        // Only its address is taken: that a member is empty in this configuration (which
-        // `improper_ctypes` warns of) does not matter.
-        #[allow(improper_ctypes)]
-        extern "C" {
-            static __this_module: kernel::types::Opaque<bindings::module>;
-        }
-        // SAFETY: This module's struct lives while its code runs; its kobject's `kset`,
-        // `module_kset`, is set before the module's init runs and never changes.
-        unsafe { (*__this_module.get()).mkobj.kobj.kset }
-    }
-    #[cfg(not(MODULE))]
-    // SAFETY: Set by an initcall before any driver's; never changed.
-    unsafe {
-        bindings::module_kset
-    }
-}
-
-/// Whether the loadable module `name` is loaded (never true of a built-in), from the module
-/// kset itself, not a path under `/sys`: the answer does not depend on the caller's mount
-/// namespace. A built-in with parameters has a kobject there too, without a module behind it.
-pub(crate) fn module_loaded(name: &CStr) -> bool {
-    // SAFETY: `name` is a C string; the lookup returns the kobject with a reference, or NULL.
-    let kobj = unsafe { bindings::kset_find_obj(module_kset(), name.as_char_ptr()) };
-    if kobj.is_null() {
-        return false;
-    }
-    // SAFETY: Every kobject of the module kset is the `kobj` of a `module_kobject`, which our
-    // reference keeps alive, and with it the module that embeds it.
-    let loaded = unsafe {
-        !(*kernel::container_of!(kobj, bindings::module_kobject, kobj))
-            .mod_
-            .is_null()
-    };
-    // SAFETY: Drops the reference the lookup took; `kobj` is not used after.
-    unsafe { bindings::kobject_put(kobj) };
-    loaded
 }
 
 /// How the kernel this module was built against has Linux's `intel_uncore`.
