@@ -30,6 +30,7 @@ mod perf_scope_cpu;
 #[path = "perf_sys.rs"]
 mod perf_sys;
 pub(crate) mod smp;
+pub(crate) mod suspend;
 pub(crate) mod syscore;
 pub(crate) mod topology;
 #[cfg(not(skl_sim))]

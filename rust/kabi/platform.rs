@@ -87,13 +87,9 @@ impl CpuHotplug for OfflineSleep {
     }
 }
 
-#[cfg(skl_sim)]
 /// Ends a suspend-to-idle as a wake-up interrupt would (the simulator's wake-up source).
-pub(crate) fn system_wakeup() {
-    // SAFETY: `pm_system_wakeup` may be called from any context; outside a suspend it only
-    // counts a wake-up event.
-    unsafe { kernel::bindings::pm_system_wakeup() }
-}
+#[cfg(skl_sim)]
+pub(crate) use super::suspend::system_wakeup;
 
 #[cfg(not(skl_sim))]
 /// Reads MSR `msr` on this CPU; `EIO` if it faults (absent, or refused by a hypervisor).

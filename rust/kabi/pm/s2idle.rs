@@ -11,7 +11,6 @@
 //! then calls the driver's `dev_pm_ops` for it: in process context, every CPU online.
 
 use core::marker::PhantomPinned;
-use core::ptr::addr_of;
 
 use kernel::{
     bindings,
@@ -27,9 +26,7 @@ use kernel::{
 };
 
 use super::PmOps;
-
-/// `PM_SUSPEND_TO_IDLE` (`include/linux/suspend.h`), a cast bindgen does not evaluate.
-const PM_SUSPEND_TO_IDLE: bindings::suspend_state_t = 1;
+use crate::kabi::suspend::{self, SuspendState};
 
 /// A platform driver and device whose `suspend_noirq` calls `T::idle_suspend` when the system
 /// is entering suspend-to-idle (S3 and hibernation have syscore's callbacks, which run after
@@ -164,9 +161,7 @@ pub(crate) fn calls() -> [u64; 2] {
 ///
 /// Called by the PM core for a device bound to the driver of a live `Idle<T>`.
 unsafe extern "C" fn suspend_noirq_cb<T: PmOps>(dev: *mut bindings::device) -> c_int {
-    // SAFETY: `pm_suspend_target_state` is set before the PM core calls any device's
-    // callback for this sleep and read-only until it ends.
-    if unsafe { *addr_of!(bindings::pm_suspend_target_state) } != PM_SUSPEND_TO_IDLE {
+    if suspend::target_state() != Some(SuspendState::ToIdle) {
         return 0;
     }
     // SAFETY: As required of `suspend_noirq_cb`.
