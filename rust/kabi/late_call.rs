@@ -16,6 +16,7 @@ use kernel::{
     workqueue::{self, DelayedWork, WorkItem},
 };
 
+use super::delayed_work_flush::DelayedWorkFlush as _;
 use super::raw_spinlock::{new_raw_spinlock_irqsave, RawSpinLockIrqSave};
 
 /// A call for later: `f(info)`.
@@ -91,19 +92,7 @@ impl Hold {
 impl Drop for Hold {
     fn drop(&mut self) {
         HELD.store(core::ptr::null_mut(), ordering::Relaxed);
-        // SAFETY: `self.call.work` is valid and aligned (`self` keeps it alive).
-        let work = unsafe { DelayedWork::raw_as_work(&self.call.work) };
-        // SAFETY: `work` is the `work` field of that `delayed_work` (`raw_as_work`);
-        // `flush_delayed_work` sleeps (process context, as `drop` is) until an instance
-        // pending or running has returned.
-        unsafe {
-            let dwork = kernel::container_of!(
-                work.cast::<kernel::bindings::work_struct>(),
-                kernel::bindings::delayed_work,
-                work
-            );
-            kernel::bindings::flush_delayed_work(dwork)
-        };
+        self.call.work.flush();
     }
 }
 

@@ -22,6 +22,8 @@ pub(crate) mod poller;
 // tree (scripts/series rewrites these lines).
 #[cfg(skl_sim)]
 pub(crate) mod cpuhp;
+#[cfg(skl_sim)]
+mod delayed_work_flush;
 pub(crate) mod module_notifier;
 #[cfg(not(skl_sim))]
 pub(crate) mod msr;
