@@ -24,6 +24,7 @@ pub(crate) mod poller;
 pub(crate) mod cpuhp;
 #[cfg(skl_sim)]
 mod delayed_work_flush;
+mod hrtimer_ext;
 pub(crate) mod module_notifier;
 #[cfg(not(skl_sim))]
 pub(crate) mod msr;

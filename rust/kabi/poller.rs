@@ -28,7 +28,6 @@
 use core::{cell::Cell, ffi::c_void, marker::PhantomPinned, ops::Deref};
 
 use kernel::{
-    bindings,
     cpu::CpuId,
     prelude::*,
     sync::{
@@ -42,10 +41,11 @@ use kernel::{
             HasHrTimer, HrTimer, HrTimerCallback, HrTimerCallbackContext, HrTimerRestart,
             RelativePinnedHardMode,
         },
-        Delta, Monotonic,
+        Delta, Instant, Monotonic,
     },
 };
 
+use super::hrtimer_ext::HasHrTimerExt as _;
 use super::{
     raw_spinlock::{new_raw_spinlock_irqsave, RawSpinLockIrqSave},
     smp::{CallSingleData, CallSingleDataCallback, HasCallSingleData},
@@ -113,7 +113,7 @@ pub(crate) struct Ending<'a> {
     arm: &'a RawSpinLockIrqSave<Arm>,
     live: &'a Atomic<u32>,
     /// The count dropped to zero here: the timer is disarmed, and `track` may start it again
-    /// at once, so the callback must not touch its expiry.
+    /// at once, so the callback must not start it.
     disarmed: Cell<bool>,
 }
 
@@ -259,10 +259,13 @@ impl<T: PackageWork> Poller<T> {
             }
         } else if !arm.armed && !arm.stopped {
             arm.armed = true;
-            self.start(within.map_or(self.period, delta).min(self.period));
+            self.start(
+                within.map_or(self.period, delta).min(self.period),
+                Delta::ZERO,
+            );
         } else if arm.armed && (within.is_some() || self.homeless.load(ordering::Relaxed) > 0) {
-            // Waits for a running callback, as above: the callback alone sets the expiry of
-            // a timer it restarts.
+            // Waits for a running callback, as above, which may have started the timer again
+            // (no other starts it while armed).
             self.cancel();
             // Homeless, it backs off up to a period between looks: this is a CPU of its
             // package, where it runs soon.
@@ -271,9 +274,10 @@ impl<T: PackageWork> Poller<T> {
             } else {
                 self.remaining_ns()
             };
-            self.start(delta(
-                within.map_or(remaining, |w| timer::rearm(remaining, w)),
-            ));
+            self.start(
+                delta(within.map_or(remaining, |w| timer::rearm(remaining, w))),
+                Delta::ZERO,
+            );
         }
     }
 
@@ -303,32 +307,18 @@ impl<T: PackageWork> Poller<T> {
         }
     }
 
-    /// Starts the timer on this CPU, or restarts it there.
-    fn start(&self, expires: Delta) {
+    /// Starts the timer on this CPU to run `after` from now, at the latest `slack` later, or
+    /// restarts it there.
+    fn start(&self, after: Delta, slack: Delta) {
         // SAFETY: `self` is valid and pinned (`new` builds it in an `Arc`). The timer is
         // cancelled before `self` is freed: `stop`, which the drop runs, cancels it after
-        // forbidding `track` and `rehome` to start it again.
-        unsafe { <Self as HasHrTimer<Self>>::start(self, expires) };
+        // forbidding `track`, `rehome` and the callback to start it again.
+        unsafe { Self::start_range(self, after, slack) };
     }
 
-    /// How long until the timer's (soft) expiry, 0 if it is past: of a timer `cancel`led
-    /// under `arm`, which nothing restarts meanwhile.
+    /// How long until the timer's expiry, the latest it runs, 0 if it is past.
     fn remaining_ns(&self) -> u64 {
-        // SAFETY: `self` is valid, so is its timer; cancelled and under `arm` (caller), its
-        // expiry is written by nobody: the callback has returned, `track` and `rehome` take
-        // `arm`.
-        let soft = unsafe { (*<Self as HasHrTimer<Self>>::c_timer_ptr(self))._softexpires };
-        // SAFETY: Reads the monotonic clock, any context.
-        let now = unsafe { bindings::ktime_get() };
-        u64::try_from(soft.saturating_sub(now)).unwrap_or(0)
-    }
-
-    /// Cancels the timer, waiting for a running callback.
-    fn cancel(&self) {
-        // SAFETY: `self` is valid, so is its timer, set up by `HrTimer::new` in `new`.
-        unsafe {
-            bindings::hrtimer_cancel(<Self as HasHrTimer<Self>>::c_timer_ptr(self).cast_mut())
-        };
+        u64::try_from((self.timer.expires() - Instant::now()).as_nanos()).unwrap_or(0)
     }
 
     /// Starts the timer on this CPU, replacing any other (the IPI's work). It runs at once:
@@ -336,7 +326,7 @@ impl<T: PackageWork> Poller<T> {
     fn rehome(&self) {
         let arm = self.arm.lock();
         if arm.armed {
-            self.start(SOON);
+            self.start(SOON, Delta::ZERO);
         }
     }
 }
@@ -351,7 +341,7 @@ impl<T: PackageWork> PinnedDrop for Poller<T> {
 impl<T: PackageWork> HrTimerCallback for Poller<T> {
     type Pointer<'a> = Pin<&'a Self>;
 
-    fn run(this: Pin<&Self>, mut ctx: HrTimerCallbackContext<'_, Self>) -> HrTimerRestart {
+    fn run(this: Pin<&Self>, _ctx: HrTimerCallbackContext<'_, Self>) -> HrTimerRestart {
         if this.live.load(ordering::Relaxed) == 0 {
             // The last thing went while we ran; `track` cancelled or is cancelling us.
             return HrTimerRestart::NoRestart;
@@ -378,8 +368,8 @@ impl<T: PackageWork> HrTimerCallback for Poller<T> {
             // No CPU of the package to go to right now (or one is on its way): try again,
             // less often the longer the package has none.
             let tries = this.homeless.fetch_add(1, ordering::Relaxed);
-            this.set_next(&mut ctx, timer::homeless(tries));
-            return HrTimerRestart::Restart;
+            this.run_next(timer::homeless(tries));
+            return HrTimerRestart::NoRestart;
         }
         this.homeless.store(0, ordering::Relaxed);
         let ending = Ending {
@@ -391,8 +381,8 @@ impl<T: PackageWork> HrTimerCallback for Poller<T> {
             // The work ended the last thing.
             _ if ending.disarmed.get() => HrTimerRestart::NoRestart,
             Some(next) => {
-                this.set_next(&mut ctx, next);
-                HrTimerRestart::Restart
+                this.run_next(next);
+                HrTimerRestart::NoRestart
             }
             None => HrTimerRestart::NoRestart,
         }
@@ -400,23 +390,11 @@ impl<T: PackageWork> HrTimerCallback for Poller<T> {
 }
 
 impl<T: PackageWork> Poller<T> {
-    /// From the callback, which then restarts the timer: its next expiry is `next` from now.
+    /// From the callback, which then returns `NoRestart`: the timer runs next `next` from now.
     /// Not `hrtimer_forward`: a run inside its slack comes before the expiry, which forward
     /// would leave in place.
-    fn set_next(&self, _ctx: &mut HrTimerCallbackContext<'_, Self>, next: Next) {
-        // SAFETY: `self` is valid, so is its timer.
-        let timer = unsafe { <Self as HasHrTimer<Self>>::c_timer_ptr(self) }.cast_mut();
-        // SAFETY: `_ctx` proves this runs in the timer's callback: the timer is dequeued and
-        // its expiry is the callback's to set before it returns `Restart`, as
-        // `hrtimer_forward` and `hrtimer_set_expires_range_ns` do. Nothing else writes it
-        // meanwhile: `track` starts the timer only when not armed (and the callback sets the
-        // expiry only if its `Ending` did not disarm it), `rehome` only after a callback that
-        // did not restart it.
-        unsafe {
-            let soft = bindings::ktime_get().saturating_add(delta(next.after_ns).as_nanos());
-            (*timer)._softexpires = soft;
-            (*timer).node.expires = soft.saturating_add(delta(next.slack_ns).as_nanos());
-        }
+    fn run_next(&self, next: Next) {
+        self.start(delta(next.after_ns), delta(next.slack_ns));
     }
 }
 
