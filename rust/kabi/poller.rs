@@ -12,8 +12,9 @@
 //! - The timer is armed iff `arm.armed` (`live > 0` and not stopped), except that a callback
 //!   already running when `live` drops to zero ends itself (whether `track` or the callback's
 //!   own [`Ending`] dropped it), and that the timer is off while an IPI takes it home.
-//! - A callback never waits for a lock: so `track` may cancel it while its caller holds any
-//!   lock the callback's work try-locks.
+//! - A callback waits for no lock but its own CPU's hrtimer base lock, when it starts the timer
+//!   again (`hrtimer_cancel()` never holds that lock while it waits): so `track` may cancel it
+//!   while its caller holds any lock the callback's work try-locks.
 //! - Neither the timer nor the IPI owns a reference to the poller, so neither can drop the
 //!   last one (in hard irq, freeing the package and whatever its work owns: an MMIO mapping's
 //!   `iounmap` may sleep). The poller's owner keeps it alive; [`Poller::stop`], which its
@@ -254,7 +255,7 @@ impl<T: PackageWork> Poller<T> {
         if arm.live == 0 {
             if arm.armed {
                 arm.armed = false;
-                // Waits for a running callback, which waits for nothing.
+                // Waits for a running callback, which waits for no lock `track`'s caller holds.
                 self.cancel();
             }
         } else if !arm.armed && !arm.stopped {
@@ -311,8 +312,9 @@ impl<T: PackageWork> Poller<T> {
     /// restarts it there.
     fn start(&self, after: Delta, slack: Delta) {
         // SAFETY: `self` is valid and pinned (`new` builds it in an `Arc`). The timer is
-        // cancelled before `self` is freed: `stop`, which the drop runs, cancels it after
-        // forbidding `track`, `rehome` and the callback to start it again.
+        // cancelled before `self` is freed: `stop`, which the drop runs, forbids `track` and
+        // `rehome` to start it again, then cancels it, which waits for a running callback
+        // (that may start it again) and then takes it off its queue.
         unsafe { Self::start_range(self, after, slack) };
     }
 
