@@ -20,11 +20,11 @@
 //!   `iounmap` may sleep). The poller's owner keeps it alive; [`Poller::stop`], which its
 //!   drop runs too, cancels the timer (waiting for a running callback), forbids re-arming,
 //!   then sleeps until `homing` is clear. `homing` is set before an IPI is sent and cleared by
-//!   its handler's last access to the poller, a release store: the csd is idle by then
-//!   (`kernel/smp.c` unlocks an async csd before its function runs). What the handler runs
-//!   after the store is its return, in module text, which outlives it: `free_module` waits for
-//!   an RCU grace period, and the handler runs with interrupts off, which that grace period
-//!   waits for.
+//!   its handler's last access to the poller, a release store (or at once by the callback,
+//!   when the send failed): the csd is idle by then (`kernel/smp.c` unlocks an async csd
+//!   before its function runs). What the handler runs after the store is its return, in
+//!   module text, which outlives it: `free_module` waits for an RCU grace period, and the
+//!   handler runs with interrupts off, which that grace period waits for.
 
 use core::{cell::Cell, ffi::c_void, marker::PhantomPinned, ops::Deref};
 
@@ -412,9 +412,10 @@ unsafe impl<T: PackageWork> HasCallSingleData for Poller<T> {
 impl<T: PackageWork> CallSingleDataCallback for Poller<T> {
     /// The IPI sent by the timer callback, which set `homing`.
     unsafe fn run(this: *const Self) {
-        // SAFETY: `ipi_finish` takes the same poller, valid until `homing` clears, which only
-        // `ipi_finish` does (any CPU: it starts the timer where it runs); `TestHooks`, which
-        // holds the hook, is dropped after every poller, so after `stop` waited for `homing`.
+        // SAFETY: `ipi_finish` takes the same poller, valid until `homing` clears, which once
+        // this IPI was sent only `ipi_finish` does (the timer callback clears it only when the
+        // send failed; any CPU: it starts the timer where it runs); `TestHooks`, which holds
+        // the hook, is dropped after every poller, so after `stop` waited for `homing`.
         #[cfg(skl_sim)]
         if unsafe { super::late_call::defer(ipi_finish::<T>, this.cast_mut().cast()) } {
             return;
