@@ -83,11 +83,14 @@ for c in 0 1; do
 	echo "cbox 0 $c $(( (1 << 44) - SOAK * 5000000000 / 2 ))" > $SIM/preset
 done
 echo "clock 0 0 $(( (1 << 48) - SOAK * 5000000000 / 2 ))" > $SIM/preset
-totals() { sed -n 's/^totals fixed \([0-9]*\) arb \([0-9]*\) \([0-9]*\) cbox0 \([0-9]*\) \([0-9]*\).*/\4 \5 \2 \3 \1/p' $SIM/regs; }
-# The model's DRAM_DATA_READS and fifth IMC counter totals (uncore_imc/1 and /5).
-imc_totals() { sed -n 's/^totals imc \([0-9]*\) [0-9]* [0-9]* [0-9]* \([0-9]*\)$/\1 \2/p' $SIM/regs; }
+# The model's totals in the events' order: cbox 0's two counters, the ARB's two, the fixed
+# counter, then the IMC's DRAM_DATA_READS and fifth counter (uncore_imc/1 and /5).
+totals() {
+	awk '/^totals fixed / { c = $8 " " $9 " " $5 " " $6 " " $3 } /^totals imc / { i = $3 " " $7 }
+		END { print c, i }' $SIM/regs
+}
 eval "$(rates 0 0 0)"
-before=$(totals) imc_before=$(imc_totals)
+before=$(totals)
 out=$($PO -R 2 -r "$(rates 5000000000 10000000000 1500000000); end=\$((\$(date +%s) + $SOAK))
 	while [ \$(date +%s) -lt \$end ]; do
 		echo \"cbox 0 0x34 0x8f \$RANDOM\" > $SIM/inject; echo \"arb 0 0x81 0x01 \$RANDOM\" > $SIM/inject
@@ -95,7 +98,7 @@ out=$($PO -R 2 -r "$(rates 5000000000 10000000000 1500000000); end=\$((\$(date +
 		[ \$((RANDOM % 8)) = 0 ] && echo 'late 1500' > $SIM/fault; done; $(rates 0 0 0)" \
 	uncore_cbox_0/0x8f34 uncore_cbox_0/0x2134 uncore_arb/0x181 uncore_arb/0x180 uncore_clock/0xff \
 	uncore_imc/1 uncore_imc/5 2>/dev/null)
-after=$(totals) imc_after=$(imc_totals)
+after=$(totals)
 quiet
 echo "arb 0 0 0" > $SIM/rate
 echo "cbox 0 0 0" > $SIM/rate
@@ -103,16 +106,16 @@ echo "$out" | grep -v '^count' | sed 's/^/# /'
 counts=$(echo $(echo "$out" | sed -n 's/^count \([0-9]*\) .*/\1/p'))
 # The ARB occupancy event (counter 0 only) displaced the first ARB event to counter 1 when it
 # arrived: the model's per-counter totals then split that event's count, so compare the ARB sum.
-expect=$(echo $before $after | awk '{ printf "%.0f %.0f %.0f %.0f", $6-$1, $7-$2, $8-$3+$9-$4, $10-$5 }')
-echo "# counts $counts"
+expect=$(echo $before $after |
+	awk '{ printf "%.0f %.0f %.0f %.0f %.0f %.0f", $8-$1, $9-$2, $10-$3+$11-$4, $12-$5, $13-$6, $14-$7 }')
+got=$(echo $counts | awk '{ printf "%.0f %.0f %.0f %.0f %.0f %.0f", $1, $2, $3+$4, $5, $6, $7 }')
+echo "# counts $got"
 echo "# model  $expect"
-check "soak: cbox, arb and fixed counts equal the model's totals exactly, across wraps" "$expect" \
-	"$(echo $counts | awk '{ printf "%.0f %.0f %.0f %.0f", $1, $2, $3+$4, $5 }')"
-imc_expect=$(echo $imc_before $imc_after | awk '{ printf "%.0f %.0f", $3-$1, $4-$2 }')
-echo "# IMC counts $(echo "$out" | grep '^count' | tail -n 2 | cut -d' ' -f2 | tr '\n' ' ')model $imc_expect"
+check "soak: cbox, arb and fixed counts equal the model's totals exactly, across wraps" \
+	"$(echo $expect | cut -d' ' -f1-4)" "$(echo $got | cut -d' ' -f1-4)"
 check "soak: IMC counts equal the model's totals exactly, across 32-bit wraps (each over 2^32)" \
-	"$imc_expect yes" "$(echo $(echo "$out" | grep '^count' | tail -n 2 | cut -d' ' -f2)) $(echo $imc_expect |
-		awk '{ print ($1 > 4294967296 && $2 > 4294967296) ? "yes" : "no" }')"
+	"$(echo $expect | cut -d' ' -f5-6) yes" "$(echo $got | cut -d' ' -f5-6) $(echo $expect |
+		awk '{ print ($5 > 4294967296 && $6 > 4294967296) ? "yes" : "no" }')"
 check "soak: no register fault" "0" "$(sed -n 's/^accesses .* faults \([0-9]*\)$/\1/p' $SIM/regs)"
 rmmod skl_uncore_sim
 check_unloads_clean $((CYCLES + 2))
