@@ -3,39 +3,22 @@
 //! The host bridge's configuration space and the MCHBAR window (production module only).
 //!
 //! 7.3's Rust can map a BAR of a bound PCI device, but MCHBAR is a configuration register of
-//! 0:0.0, which the driver must not bind (`ie31200_edac` may own it): the configuration is
-//! read through `pci_get_domain_bus_and_slot`, and the window is mapped with `ioremap`
-//! (`kernel::io::IoMem` needs a bound device; 7.2's and 7.3's `Mmio` differ in shape).
+//! 0:0.0, which the driver must not bind (`ie31200_edac` may own it): the configuration is read
+//! through the series' `pci::Device::get_domain_bus_and_slot()`, and the window is mapped with
+//! `ioremap` (`kernel::io::IoMem` needs a bound device; 7.2's and 7.3's `Mmio` differ in shape).
 
 use core::ptr::NonNull;
 
-use kernel::{bindings, ffi::c_void, prelude::*};
+use super::pci_slot::PciSlot as _;
+use kernel::{bindings, ffi::c_void, pci, prelude::*};
 
 /// Vendor and device IDs of PCI 0:0.0 and the dword at `offset` of its configuration space,
 /// read without binding a driver to it: `ENODEV` if there is no such device, `EIO` if the
 /// read fails.
 pub(crate) fn host_bridge_read(offset: u16) -> Result<(u16, u16, u32)> {
-    // SAFETY: Looks the device up by its address (`PCI_DEVFN(0, 0)` is 0); returns it with a
-    // reference taken, or NULL.
-    let pdev = unsafe { bindings::pci_get_domain_bus_and_slot(0, 0, 0) };
-    if pdev.is_null() {
-        return Err(ENODEV);
-    }
-    let mut val = 0u32;
-    // SAFETY: `pdev` is a live device (our reference); its IDs are set before it is added.
-    let (vendor, device, ret) = unsafe {
-        (
-            (*pdev).vendor,
-            (*pdev).device,
-            bindings::pci_read_config_dword(pdev, offset.into(), &mut val),
-        )
-    };
-    // SAFETY: Drops the reference the lookup took; `pdev` is not used after.
-    unsafe { bindings::pci_dev_put(pdev) };
-    if ret != 0 {
-        return Err(EIO);
-    }
-    Ok((vendor, device, val))
+    let bridge = pci::Device::get_domain_bus_and_slot(0, 0, 0).ok_or(ENODEV)?;
+    let val = bridge.read_config_dword(offset)?;
+    Ok((bridge.vendor_id().as_raw(), bridge.device_id(), val))
 }
 
 /// A mapped MMIO window.

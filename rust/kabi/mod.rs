@@ -28,6 +28,8 @@ mod hrtimer_ext;
 pub(crate) mod module_notifier;
 #[cfg(not(skl_sim))]
 pub(crate) mod msr;
+#[cfg(not(skl_sim))]
+mod pci_slot;
 pub(crate) mod perf;
 mod perf_scope_cpu;
 #[path = "perf_sys.rs"]
