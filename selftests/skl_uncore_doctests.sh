@@ -4,7 +4,8 @@
 # (vm-run --kernel series --append "kunit.enable=1 kunit.filter_glob=GLOB"): KUnit ran them at
 # boot and wrote its KTAP report to the kernel log. perf.rs's example registers a PMU, opens a
 # kernel counter on it, and asserts its exact counts; time/fast.rs's reads both clocks across
-# a sleep.
+# a sleep; pci.rs's third looks up the VM's host bridge, bound to a driver or not, and reads its
+# IDs from its configuration space.
 #
 # Usage: skl_uncore_doctests.sh WHAT NAME...   WHAT: the module (kernel::perf); NAME: the
 # doctests GLOB must keep, by KUnit name, sorted.
