@@ -13,8 +13,8 @@ use super::pci_slot::PciSlot as _;
 use kernel::{bindings, ffi::c_void, pci, prelude::*};
 
 /// Vendor and device IDs of PCI 0:0.0 and the dword at `offset` of its configuration space,
-/// read without binding a driver to it: `ENODEV` if there is no such device, `EIO` if the
-/// read fails.
+/// read without binding a driver to it: `ENODEV` if there is no such device or it is gone,
+/// `EINVAL` for an offset outside its configuration space, `EIO` if the read fails.
 pub(crate) fn host_bridge_read(offset: u16) -> Result<(u16, u16, u32)> {
     let bridge = pci::Device::get_domain_bus_and_slot(0, 0, 0).ok_or(ENODEV)?;
     let val = bridge.read_config_dword(offset)?;
