@@ -87,8 +87,8 @@ impl NoImc {
 /// not (nothing to say without a host bridge). Without them the other PMUs still work, as in
 /// Linux.
 fn map_imc() -> core::result::Result<IoMap, Option<NoImc>> {
-    let (vendor, device, lo) = bridge_read(PCI_MCHBAR_LO).ok_or(None)?;
-    let (_, _, hi) = bridge_read(PCI_MCHBAR_HI).ok_or(None)?;
+    let (vendor, device, [lo, hi]) =
+        crate::kabi::mchbar::host_bridge_read([PCI_MCHBAR_LO, PCI_MCHBAR_HI]).map_err(|_| None)?;
     let loc = imc::locate(vendor, device, lo, hi).map_err(|e| Some(NoImc::Absent(e)))?;
     // SAFETY: `loc.base` is MCHBAR as the host bridge's own register gives it, decoding
     // enabled, on a bridge of the table (`imc::locate`): the memory controller's register
@@ -96,10 +96,6 @@ fn map_imc() -> core::result::Result<IoMap, Option<NoImc>> {
     // Linux's intel_uncore maps and reads the same 0x6000 bytes. Reads there have no side
     // effect.
     unsafe { IoMap::new(loc.base, IMC_MAP_SIZE) }.map_err(|e| Some(NoImc::Unmapped(loc, e)))
-}
-
-fn bridge_read(offset: u16) -> Option<(u16, u16, u32)> {
-    crate::kabi::mchbar::host_bridge_read(offset).ok()
 }
 
 /// What [`probe`] found.

@@ -12,13 +12,16 @@ use core::ptr::NonNull;
 use super::pci_slot::PciSlot as _;
 use kernel::{bindings, ffi::c_void, pci, prelude::*};
 
-/// Vendor and device IDs of PCI 0:0.0 and the dword at `offset` of its configuration space,
-/// read without binding a driver to it: `ENODEV` if there is no such device or it is gone,
-/// `EINVAL` for an offset outside its configuration space, `EIO` if the read fails.
-pub(crate) fn host_bridge_read(offset: u16) -> Result<(u16, u16, u32)> {
+/// Vendor and device IDs of PCI 0:0.0 and the dwords at `offsets` of its configuration space,
+/// all of one device, read without binding a driver to it: `ENODEV` if there is no such device
+/// or it is gone, `EINVAL` for an offset outside its configuration space, `EIO` if a read fails.
+pub(crate) fn host_bridge_read<const N: usize>(offsets: [u16; N]) -> Result<(u16, u16, [u32; N])> {
     let bridge = pci::Device::get_domain_bus_and_slot(0, 0, 0).ok_or(ENODEV)?;
-    let val = bridge.read_config_dword(offset)?;
-    Ok((bridge.vendor_id().as_raw(), bridge.device_id(), val))
+    let mut vals = [0; N];
+    for (val, offset) in vals.iter_mut().zip(offsets) {
+        *val = bridge.read_config_dword(offset)?;
+    }
+    Ok((bridge.vendor_id().as_raw(), bridge.device_id(), vals))
 }
 
 /// A mapped MMIO window.
