@@ -12,8 +12,8 @@ ktap_header
 
 insmod /lib/skl/skl_uncore_sim.ko || { echo "Bail out! insmod failed"; exit 1; }
 for e in 1 2 3 4 5; do echo "imc 0 $e 0" > $SIM/rate; done
-# Every "totals imc" line's DRAM_DATA_READS total: one line per IMC the model holds.
-totals() { echo $(sed -n 's/^totals imc \([0-9]*\) .*/\1/p' $SIM/regs); }
+# lib.sh's imc_total of every IMC the model holds (one a line), on one line.
+totals() { echo $(imc_total); }
 # The driver's MCHBAR reads that landed in package 1's register file.
 mmio1() { sed -n '/^package 1$/,$ s/^accesses .* mmio \([0-9]*\) .*/\1/p' $SIM/regs; }
 # Runs `echo LINE > FILE` on CPU $1.
