@@ -6,7 +6,6 @@ use kernel::{cpu::CpuId, prelude::*};
 
 use crate::engine::{Hw, Names, Why};
 use crate::kabi::{
-    mchbar::IoMap,
     platform, topology,
     x86_cpu::{boot_cpu_has, Feature, Vfm},
 };
@@ -22,9 +21,13 @@ use crate::uncore::{
     probe::{probe_all, probe_package, PackageProbe, WriteProbe},
 };
 
+// The patch series' `kernel::io` (its stand-in out of tree: scripts/series rewrites these lines).
+use crate::kabi::io_unbound::mem::UnboundIoMem;
+use crate::kabi::io_unbound::Io as _;
+
 /// The hardware: RDMSR/WRMSR on the calling CPU, and the IMC counters if MCHBAR was found.
 pub(crate) struct RealHw {
-    imc: Option<IoMap>,
+    imc: Option<UnboundIoMem<IMC_MAP_SIZE>>,
 }
 
 impl RealHw {
@@ -51,7 +54,7 @@ impl Hw for RealHw {
 
     fn imc_read(&self, offset: u32) -> Result<u32> {
         // 32-bit reads only: the counters sit back to back, a 64-bit read would return two.
-        self.imc.as_ref().ok_or(ENODEV)?.read32(offset)
+        self.imc.as_ref().ok_or(ENODEV)?.try_read32(offset as usize)
     }
 
     fn probe_package(&self, pkg: u32, cbo: bool) -> Option<PackageProbe> {
@@ -86,16 +89,17 @@ impl NoImc {
 /// Maps the IMC counters, if the host bridge is one of ours and MCHBAR is enabled; else why
 /// not (nothing to say without a host bridge). Without them the other PMUs still work, as in
 /// Linux.
-fn map_imc() -> core::result::Result<IoMap, Option<NoImc>> {
+fn map_imc() -> core::result::Result<UnboundIoMem<IMC_MAP_SIZE>, Option<NoImc>> {
     let (vendor, device, [lo, hi]) =
         crate::kabi::mchbar::host_bridge_read([PCI_MCHBAR_LO, PCI_MCHBAR_HI]).map_err(|_| None)?;
     let loc = imc::locate(vendor, device, lo, hi).map_err(|e| Some(NoImc::Absent(e)))?;
     // SAFETY: `loc.base` is MCHBAR as the host bridge's own register gives it, decoding
     // enabled, on a bridge of the table (`imc::locate`): the memory controller's register
     // window, of which the driver reads the IMC's free-running counters (Table 3-3), as
-    // Linux's intel_uncore maps and reads the same 0x6000 bytes. Reads there have no side
-    // effect.
-    unsafe { IoMap::new(loc.base, IMC_MAP_SIZE) }.map_err(|e| Some(NoImc::Unmapped(loc, e)))
+    // Linux's intel_uncore maps and reads the same 0x6000 bytes. The driver only reads it
+    // (`imc_read`), and reads there have no side effect.
+    unsafe { UnboundIoMem::ioremap(loc.base, IMC_MAP_SIZE) }
+        .map_err(|e| Some(NoImc::Unmapped(loc, e)))
 }
 
 /// What [`probe`] found.

@@ -5,7 +5,8 @@
 # boot and wrote its KTAP report to the kernel log. perf.rs's example registers a PMU, opens a
 # kernel counter on it, and asserts its exact counts; time/fast.rs's reads both clocks across
 # a sleep; pci.rs's third looks up the VM's host bridge, bound to a driver or not, and reads its
-# IDs from its configuration space.
+# IDs from its configuration space; io/mem.rs's second has UnboundIoMem refuse a window smaller
+# than its type's minimum.
 #
 # Usage: skl_uncore_doctests.sh WHAT NAME...   WHAT: the module (kernel::perf); NAME: the
 # doctests GLOB must keep, by KUnit name, sorted.

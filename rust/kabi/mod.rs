@@ -25,6 +25,8 @@ pub(crate) mod cpuhp;
 #[cfg(skl_sim)]
 mod delayed_work_flush;
 mod hrtimer_ext;
+#[cfg(not(skl_sim))]
+pub(crate) mod io_unbound;
 pub(crate) mod module_notifier;
 #[cfg(not(skl_sim))]
 pub(crate) mod msr;
