@@ -6,7 +6,9 @@
 # kernel counter on it, and asserts its exact counts; time/fast.rs's reads both clocks across
 # a sleep; pci.rs's third looks up the VM's host bridge, bound to a driver or not, and reads its
 # IDs from its configuration space; io/mem.rs's second has UnboundIoMem refuse a window smaller
-# than its type's minimum.
+# than its type's minimum; pm.rs's registers a platform driver and device pair, has the driver
+# core refuse a second of the name (its one error line, which this checks) and registers again
+# once the first is dropped.
 #
 # Usage: skl_uncore_doctests.sh WHAT NAME...   WHAT: the module (kernel::perf); NAME: the
 # doctests GLOB must keep, by KUnit name, sorted.
@@ -35,5 +37,11 @@ check "no doctest failed" "0" "$(grep -cE '^ *not ok ' /tmp/kunit)"
 if [ "$what" = kernel::perf ]; then
 	check "the doctest's PMU is gone again" "0" \
 		"$(ls /sys/bus/event_source/devices | grep -c '^rust_doctest')"
+fi
+if [ "$what" = kernel::pm ]; then
+	check "the driver core refused the doctest's second driver of the name, once" "1" \
+		"$(grep -c "Driver 'rust_doctest_pm' is already registered, aborting" /tmp/kunit)"
+	check "the doctest's platform driver and device are gone again" "0 0" \
+		"$(ls /sys/bus/platform/drivers | grep -c '^rust_doctest') $(ls /sys/bus/platform/devices | grep -c '^rust_doctest')"
 fi
 ktap_end

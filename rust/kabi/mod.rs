@@ -48,3 +48,6 @@ pub(crate) mod raw_spinlock;
 
 // `kernel::time::fast` in tree.
 pub(crate) mod time_fast;
+
+// `kernel::pm` in tree.
+pub(crate) mod dev_pm;

@@ -6,13 +6,15 @@
 //! S3 and hibernation: syscore callbacks run last before sleep and first after wake, on the
 //! boot CPU with interrupts off and every other CPU offline; the uncore loses its registers.
 //! Suspend-to-idle runs no syscore callback, but a device's `noirq` PM callbacks: so [`s2idle`]
-//! registers a platform device and driver named after the module, whose `suspend_noirq`
+//! registers, through [`dev_pm`] (the patch series' abstraction), a platform device and driver
+//! named after the module, whose `suspend_noirq`
 //! acts only when the target is s2idle (S3 has the syscore hook, after the other CPUs went
 //! offline), and whose `resume_noirq` only after that suspend ran. Process context, every
 //! CPU online. The two never both run for one sleep.
 
 use kernel::{prelude::*, sync::Arc, ThisModule};
 
+use super::dev_pm;
 use super::syscore::{self, SyscoreOps};
 
 mod s2idle;
@@ -34,7 +36,7 @@ pub(crate) trait PmOps: Send + Sync + 'static {
 
 /// The registered sleep hooks calling `T`.
 pub(crate) struct Sleep<T: PmOps> {
-    _idle: Option<Pin<KBox<s2idle::Idle<T>>>>,
+    _idle: Option<Pin<KBox<dev_pm::Registration<s2idle::Idle<T>>>>>,
     _syscore: Pin<KBox<syscore::Registration<S3<T>>>>,
 }
 
