@@ -45,6 +45,7 @@ use kernel::{
     error::{from_err_ptr, to_result, VTABLE_DEFAULT_ERROR},
     ffi::c_int,
     prelude::*,
+    sync::atomic::{ordering::Relaxed, Atomic},
     types::Opaque,
     ThisModule,
 };
@@ -67,7 +68,7 @@ pub(crate) trait DevPmOps: Send + Sync + 'static {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
-    /// The system resumes, after a `suspend_noirq` that returned `Ok`.
+    /// The system resumes, after a `suspend_noirq` that returned `Ok` or is not implemented.
     fn resume_noirq(&self) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
@@ -79,18 +80,23 @@ pub(crate) trait DevPmOps: Send + Sync + 'static {
 /// # Invariants
 ///
 /// While `pdev` is not null, `drv` is registered with `Self::VTABLE` as its PM callbacks, and
-/// `pdev` is a registered platform device of the driver's name.
+/// `pdev` is a registered platform device of the driver's name. `dev` is zero or the address of
+/// `pdev`'s `struct device`.
 #[pin_data(PinnedDrop)]
 pub(crate) struct Registration<T: DevPmOps> {
     #[pin]
     drv: Opaque<bindings::platform_driver>,
     pdev: *mut bindings::platform_device,
+    /// `pdev`'s device, for the callbacks: an atomic, because a task the freezer leaves
+    /// running (a kernel thread) may register while the PM core calls them.
+    dev: Atomic<usize>,
     ops: T,
     #[pin]
     _pin: PhantomPinned,
 }
 
-// SAFETY: After registration the C structures are only read, by the driver core; `T` is `Send`.
+// SAFETY: The driver core registers and unregisters the C structures from any thread, under its
+// own locks; `T` is `Send`.
 unsafe impl<T: DevPmOps> Send for Registration<T> {}
 // SAFETY: `&self` gives nothing; the PM core's callbacks reach `&T`, which is `Sync`.
 unsafe impl<T: DevPmOps> Sync for Registration<T> {}
@@ -121,6 +127,7 @@ impl<T: DevPmOps> Registration<T> {
         try_pin_init!(Self {
             drv <- Opaque::zeroed(),
             pdev: core::ptr::null_mut(),
+            dev: Atomic::new(0),
             ops,
             _pin: PhantomPinned,
         })
@@ -154,9 +161,15 @@ impl<T: DevPmOps> Registration<T> {
                     }
                 }
             };
-            // SAFETY: Only a plain field is written; nothing is moved out of the pinned value.
-            // INVARIANT: both registered just above.
-            unsafe { this.get_unchecked_mut().pdev = pdev };
+            // SAFETY: `pdev` is the device registered just above, and only the address of its
+            // `dev` is taken; `this`'s fields are written in place, nothing is moved out of it.
+            // INVARIANT: both registered just above; `dev` is `pdev`'s device.
+            unsafe {
+                let this = this.get_unchecked_mut();
+                this.dev
+                    .store(core::ptr::addr_of_mut!((*pdev).dev).addr(), Relaxed);
+                this.pdev = pdev;
+            }
             Ok(())
         })
     }
@@ -176,13 +189,9 @@ impl<T: DevPmOps> Registration<T> {
             let drv = kernel::container_of!((*dev).driver, bindings::platform_driver, driver);
             &*kernel::container_of!(drv.cast::<Opaque<bindings::platform_driver>>(), Self, drv)
         };
-        // System sleep freezes every task first, the one registering or dropping `this`
-        // included, so `pdev` is not written while the PM core calls us: it is the registered
-        // device, or null before `register` stored it. Only its address is taken.
-        let pdev = this.pdev;
-        // SAFETY: Not null: a registered device (invariant).
-        (!pdev.is_null() && unsafe { core::ptr::addr_of_mut!((*pdev).dev) } == dev)
-            .then_some(&this.ops)
+        // Zero until `register` stores it: a callback that comes first (the device is bound
+        // before `register` returns) runs nothing, as for a device that is not ours.
+        (this.dev.load(Relaxed) == dev.addr()).then_some(&this.ops)
     }
 }
 
