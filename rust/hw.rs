@@ -21,7 +21,7 @@ use crate::uncore::{
     probe::{probe_all, probe_package, PackageProbe, WriteProbe},
 };
 
-// The patch series' `kernel::io` (its stand-in out of tree: scripts/series rewrites these lines).
+// An MMIO window that no bound device owns: the host bridge may be an EDAC driver's.
 use crate::kabi::io_unbound::mem::UnboundIoMem;
 use crate::kabi::io_unbound::Io as _;
 

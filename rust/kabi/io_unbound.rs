@@ -48,7 +48,8 @@ pub(crate) mod mem {
         /// `start..start + size` is a device's register window, not memory, and the caller may
         /// access it for as long as the mapping lives: it answers for every read it makes
         /// through the mapping. A read of a register can have an effect (acknowledge an
-        /// interrupt, pop a FIFO).
+        /// interrupt, pop a FIFO). Arguments refused with `EINVAL` map nothing and need none of
+        /// this.
         pub(crate) unsafe fn ioremap(start: u64, size: usize) -> Result<Self> {
             if size == 0 || size < SIZE || size % 4 != 0 || start % 4 != 0 {
                 return Err(EINVAL);
